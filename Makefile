@@ -1,0 +1,111 @@
+# Flotilla developer entry points. `make help` lists them.
+#
+# Everything a fresh machine lacks (the Kubernetes control-plane binaries, etcd, kwok,
+# controller-gen) is built from source by `make tools` into a cache outside the
+# repository, keyed by version, and reused afterwards.
+
+SHELL := /usr/bin/env bash -o pipefail
+.SHELLFLAGS := -ec
+.DEFAULT_GOAL := help
+
+GO ?= go
+# Versions come from the pinning go.mod files so that there is one place to change them.
+# modversion reads a module's version from a go.mod, in either require form.
+modversion = $(shell awk '$$1=="$(2)"{print $$2; exit} $$1=="require" && $$2=="$(2)"{print $$3; exit}' $(1))
+KUBE_VERSION    := $(call modversion,tools/k8s/go.mod,k8s.io/kubernetes)
+ETCD_VERSION    := $(call modversion,tools/k8s/go.mod,go.etcd.io/etcd/server/v3)
+KWOK_VERSION    := $(call modversion,tools/k8s/kwok/go.mod,sigs.k8s.io/kwok)
+CTRLGEN_VERSION := $(call modversion,tools/k8s/controller-gen/go.mod,sigs.k8s.io/controller-tools)
+
+TOOLS_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/flotilla/bin
+KUBE_DIR    := $(TOOLS_CACHE)/kube-$(KUBE_VERSION)-etcd-$(ETCD_VERSION)
+KWOK_DIR    := $(TOOLS_CACHE)/kwok-$(KWOK_VERSION)
+CTRLGEN_DIR := $(TOOLS_CACHE)/controller-gen-$(CTRLGEN_VERSION)
+CONTROLLER_GEN := $(CTRLGEN_DIR)/controller-gen
+
+# What tests and the local fleet read to find the tools.
+export KUBEBUILDER_ASSETS := $(KUBE_DIR)
+export FLOTILLA_KUBE_BIN  := $(KUBE_DIR)
+export FLOTILLA_KWOK_BIN  := $(KWOK_DIR)
+
+BIN_DIR := bin
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo v0.0.0-dev)
+LDFLAGS := -X github.com/flotilla-io/flotilla/pkg/version.Version=$(VERSION)
+
+GO_TEST_FLAGS ?=
+E2E_TIMEOUT ?= 40m
+
+.PHONY: help
+help: ## List the targets.
+	@awk 'BEGIN{FS=":.*## "} /^[a-z0-9-]+:.*## /{printf "  %-12s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+##@ Tools
+
+.PHONY: tools
+tools: $(KUBE_DIR)/kube-apiserver $(KUBE_DIR)/etcd $(KUBE_DIR)/kubectl $(KWOK_DIR)/kwokctl $(CONTROLLER_GEN) ## Build the pinned Kubernetes binaries, etcd, kwok and controller-gen into the cache (once).
+
+$(KUBE_DIR)/kube-apiserver $(KUBE_DIR)/etcd:
+	tools/k8s/build.sh $(KUBE_DIR)
+
+# envtest looks for kubectl beside kube-apiserver; the machine's kubectl serves.
+$(KUBE_DIR)/kubectl:
+	@command -v kubectl >/dev/null || { echo "kubectl is required on PATH"; exit 1; }
+	mkdir -p $(KUBE_DIR) && ln -sf "$$(command -v kubectl)" $@
+
+$(KWOK_DIR)/kwokctl:
+	@echo "building kwok and kwokctl $(KWOK_VERSION) into $(KWOK_DIR)"
+	cd tools/k8s/kwok && CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w" -o $(KWOK_DIR)/ sigs.k8s.io/kwok/cmd/kwok sigs.k8s.io/kwok/cmd/kwokctl
+
+$(CONTROLLER_GEN):
+	@echo "building controller-gen $(CTRLGEN_VERSION) into $(CTRLGEN_DIR)"
+	cd tools/k8s/controller-gen && $(GO) build -trimpath -o $(CONTROLLER_GEN) sigs.k8s.io/controller-tools/cmd/controller-gen
+
+##@ Generate
+
+.PHONY: generate
+generate: $(CONTROLLER_GEN) ## Generate deepcopy functions for the API types.
+	$(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths=./apis/...
+
+.PHONY: manifests
+manifests: $(CONTROLLER_GEN) ## Generate CRDs into manifests/crds.
+	$(CONTROLLER_GEN) crd:allowDangerousTypes=false paths=./apis/... output:crd:artifacts:config=manifests/crds
+	hack/update-crd-kustomization.sh
+
+##@ Build and test
+
+.PHONY: build
+build: ## Build the hub and agent binaries into bin/.
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN_DIR)/ ./hub ./agent
+
+.PHONY: verify
+verify: $(CONTROLLER_GEN) ## gofmt, go vet, and generated files up to date.
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed on:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+	hack/verify-generated.sh "$(MAKE)"
+
+.PHONY: unit
+unit: tools ## Unit and envtest tests.
+	$(GO) test $(GO_TEST_FLAGS) ./apis/... ./pkg/... ./hub/... ./agent/... ./tools/...
+
+.PHONY: e2e
+e2e: tools build ## End-to-end tests on a local kwok fleet.
+	$(GO) test $(GO_TEST_FLAGS) -count=1 -timeout $(E2E_TIMEOUT) -v ./e2e/...
+
+.PHONY: test
+test: tools verify unit e2e ## Everything CI runs: verify, unit, envtest and e2e.
+
+##@ Local fleet
+
+FLEET_MEMBERS ?= 3
+
+.PHONY: fleet-up
+fleet-up: tools build ## Bring up a local kwok fleet (hub + FLEET_MEMBERS members).
+	$(GO) run ./tools/localfleet up --members $(FLEET_MEMBERS)
+
+.PHONY: fleet-down
+fleet-down: ## Remove the local fleet.
+	$(GO) run ./tools/localfleet down
+
+.PHONY: demo
+demo: tools build ## Bring the fleet up, place the samples, and show the status.
+	$(GO) run ./tools/localfleet demo --members $(FLEET_MEMBERS)

@@ -1,0 +1,127 @@
+/*
+Copyright 2026 The Flotilla Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1beta1
+
+// This file holds the apply and delete strategies, shared by placements (through
+// RolloutStrategy), bindings and Works.
+
+// ApplyStrategyType is how the agent applies resources on a member cluster.
+// +kubebuilder:validation:Enum=ServerSideApply;ClientSideApply;ReportDiff
+type ApplyStrategyType string
+
+const (
+	// ApplyStrategyTypeServerSideApply applies with server-side apply, as the Flotilla
+	// field manager.
+	ApplyStrategyTypeServerSideApply ApplyStrategyType = "ServerSideApply"
+	// ApplyStrategyTypeClientSideApply applies with a three-way merge against the
+	// last applied configuration, like kubectl apply.
+	ApplyStrategyTypeClientSideApply ApplyStrategyType = "ClientSideApply"
+	// ApplyStrategyTypeReportDiff changes nothing on the member cluster and reports how
+	// the resources there differ from the hub.
+	ApplyStrategyTypeReportDiff ApplyStrategyType = "ReportDiff"
+)
+
+// WhenToTakeOver is what the agent does with a resource that already exists on the
+// member cluster and was not created by Flotilla.
+// +kubebuilder:validation:Enum=Always;IfNoDiff;Never
+type WhenToTakeOver string
+
+const (
+	// WhenToTakeOverAlways takes the resource over and overwrites it with the hub's.
+	WhenToTakeOverAlways WhenToTakeOver = "Always"
+	// WhenToTakeOverIfNoDiff takes the resource over only if it does not differ from
+	// the hub's (as compared by comparisonOption); otherwise it is reported as not
+	// taken over.
+	WhenToTakeOverIfNoDiff WhenToTakeOver = "IfNoDiff"
+	// WhenToTakeOverNever never takes over existing resources; they are reported as
+	// not taken over.
+	WhenToTakeOverNever WhenToTakeOver = "Never"
+)
+
+// ComparisonOption is which fields are compared when looking for differences.
+// +kubebuilder:validation:Enum=PartialComparison;FullComparison
+type ComparisonOption string
+
+const (
+	// PartialComparison compares only the fields set on the hub.
+	PartialComparison ComparisonOption = "PartialComparison"
+	// FullComparison compares every field, so fields set only on the member cluster
+	// count as differences too.
+	FullComparison ComparisonOption = "FullComparison"
+)
+
+// ApplyStrategy is how the agent applies resources on a member cluster.
+//
+// +kubebuilder:validation:XValidation:rule="!has(self.serverSideApplyConfig) || !has(self.type) || self.type == 'ServerSideApply'",message="serverSideApplyConfig can only be set when type is ServerSideApply"
+type ApplyStrategy struct {
+	// Type is how resources are applied.
+	// +kubebuilder:default=ServerSideApply
+	// +optional
+	Type ApplyStrategyType `json:"type,omitempty"`
+
+	// WhenToTakeOver is what to do with resources that already exist on the member
+	// cluster and were not created by Flotilla.
+	// +kubebuilder:default=Always
+	// +optional
+	WhenToTakeOver WhenToTakeOver `json:"whenToTakeOver,omitempty"`
+
+	// ComparisonOption is which fields are compared when looking for differences
+	// (whenToTakeOver IfNoDiff, and type ReportDiff).
+	// +kubebuilder:default=PartialComparison
+	// +optional
+	ComparisonOption ComparisonOption `json:"comparisonOption,omitempty"`
+
+	// AllowCoOwnership lets Flotilla apply resources that are also owned by something
+	// else on the member cluster (they have other owner references). When false such
+	// resources are reported as failed.
+	// +optional
+	AllowCoOwnership bool `json:"allowCoOwnership,omitempty"`
+
+	// ServerSideApplyConfig configures the ServerSideApply type.
+	// +optional
+	ServerSideApplyConfig *ServerSideApplyConfig `json:"serverSideApplyConfig,omitempty"`
+}
+
+// ServerSideApplyConfig configures server-side apply.
+type ServerSideApplyConfig struct {
+	// Force makes Flotilla take ownership of fields that other field managers own,
+	// instead of failing with a conflict.
+	// +optional
+	Force bool `json:"force,omitempty"`
+}
+
+// DeletePropagationPolicy is what happens to placed resources when they are removed
+// from a cluster.
+// +kubebuilder:validation:Enum=Delete;Abandon
+type DeletePropagationPolicy string
+
+const (
+	// DeletePropagationPolicyDelete deletes the resources from the member cluster.
+	DeletePropagationPolicyDelete DeletePropagationPolicy = "Delete"
+	// DeletePropagationPolicyAbandon leaves the resources on the member cluster and
+	// stops managing them.
+	DeletePropagationPolicyAbandon DeletePropagationPolicy = "Abandon"
+)
+
+// DeleteStrategy is what happens to placed resources when they are removed from a
+// cluster, because the placement or its selection changed or the placement was deleted.
+type DeleteStrategy struct {
+	// PropagationPolicy is whether the resources are deleted or abandoned.
+	// +kubebuilder:default=Delete
+	// +optional
+	PropagationPolicy DeletePropagationPolicy `json:"propagationPolicy,omitempty"`
+}

@@ -1,0 +1,386 @@
+/*
+Copyright 2026 The Flotilla Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1beta1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
+)
+
+// PlacementType is how a placement picks its clusters.
+// +kubebuilder:validation:Enum=PickAll;PickN;PickFixed
+type PlacementType string
+
+const (
+	// PickAll places on every eligible cluster that matches the affinity.
+	PickAll PlacementType = "PickAll"
+	// PickN places on numberOfClusters eligible clusters, the best ones by affinity
+	// preferences and topology spread.
+	PickN PlacementType = "PickN"
+	// PickFixed places on the clusters named in clusterNames.
+	PickFixed PlacementType = "PickFixed"
+)
+
+// PlacementPolicy decides which member clusters a placement's resources go to.
+//
+// A cluster is eligible when it has joined the fleet, is connected and healthy, all
+// its taints are tolerated, and, if it sets strictMatchLabels, the policy selects it
+// by its labels. When locationSelectors are set, the scheduler first picks one
+// matching Location and then considers only that Location's clusters.
+//
+// +kubebuilder:validation:XValidation:rule="!has(self.clusterNames) || size(self.clusterNames) == 0 || (has(self.placementType) && self.placementType == 'PickFixed')",message="clusterNames can only be set when placementType is PickFixed",fieldPath=".clusterNames"
+// +kubebuilder:validation:XValidation:rule="!has(self.placementType) || self.placementType != 'PickFixed' || (has(self.clusterNames) && size(self.clusterNames) > 0)",message="placementType PickFixed requires clusterNames",fieldPath=".clusterNames"
+// +kubebuilder:validation:XValidation:rule="!has(self.numberOfClusters) || (has(self.placementType) && self.placementType == 'PickN')",message="numberOfClusters can only be set when placementType is PickN",fieldPath=".numberOfClusters"
+// +kubebuilder:validation:XValidation:rule="!has(self.placementType) || self.placementType != 'PickN' || has(self.numberOfClusters)",message="placementType PickN requires numberOfClusters",fieldPath=".numberOfClusters"
+// +kubebuilder:validation:XValidation:rule="!has(self.affinity) || !has(self.placementType) || self.placementType != 'PickFixed'",message="affinity cannot be set when placementType is PickFixed",fieldPath=".affinity"
+// +kubebuilder:validation:XValidation:rule="!has(self.locationSelectors) || size(self.locationSelectors) == 0 || !has(self.placementType) || self.placementType != 'PickFixed'",message="locationSelectors cannot be set when placementType is PickFixed",fieldPath=".locationSelectors"
+// +kubebuilder:validation:XValidation:rule="!has(self.topologySpreadConstraints) || size(self.topologySpreadConstraints) == 0 || (has(self.placementType) && self.placementType == 'PickN')",message="topologySpreadConstraints can only be set when placementType is PickN",fieldPath=".topologySpreadConstraints"
+type PlacementPolicy struct {
+	// PlacementType is how clusters are picked. It cannot be changed after the
+	// placement is created.
+	// +kubebuilder:default=PickAll
+	// +optional
+	PlacementType PlacementType `json:"placementType,omitempty"`
+
+	// ClusterNames are the member clusters to place on, for placementType PickFixed
+	// only. Names that are not member clusters, or not eligible, are reported as not
+	// scheduled.
+	// +kubebuilder:validation:MaxItems=100
+	// +kubebuilder:validation:items:MaxLength=63
+	// +kubebuilder:validation:XValidation:rule="self.all(x, self.exists_one(y, y == x))",message="clusterNames must be unique"
+	// +optional
+	ClusterNames []string `json:"clusterNames,omitempty"`
+
+	// NumberOfClusters is how many clusters to place on, for placementType PickN only.
+	// Zero removes the resources from every cluster while keeping the placement.
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	NumberOfClusters *int32 `json:"numberOfClusters,omitempty"`
+
+	// LocationSelectors select Locations by their labels. When set, the scheduler
+	// picks one Location that matches any selector and keeps the placement in it; the
+	// rest of the policy then applies to that Location's clusters only.
+	// +kubebuilder:validation:MaxItems=10
+	// +optional
+	LocationSelectors []metav1.LabelSelector `json:"locationSelectors,omitempty"`
+
+	// Affinity constrains and ranks clusters by their labels and properties, and by
+	// which other placements are on them. Not allowed with PickFixed.
+	// +optional
+	Affinity *Affinity `json:"affinity,omitempty"`
+
+	// TopologySpreadConstraints spread the picked clusters across topology domains
+	// (values of a cluster label). PickN only.
+	// +kubebuilder:validation:MaxItems=10
+	// +optional
+	TopologySpreadConstraints []TopologySpreadConstraint `json:"topologySpreadConstraints,omitempty"`
+
+	// Tolerations let the placement use clusters with matching taints. Existing
+	// tolerations cannot be changed or removed, only new ones added.
+	// +kubebuilder:validation:MaxItems=100
+	// +optional
+	Tolerations []Toleration `json:"tolerations,omitempty"`
+}
+
+// Affinity is the set of cluster and placement affinity rules of a placement.
+type Affinity struct {
+	// ClusterAffinity selects and ranks clusters by their labels and properties.
+	// +optional
+	ClusterAffinity *ClusterAffinity `json:"clusterAffinity,omitempty"`
+
+	// PlacementAffinity places near other placements: on clusters in the same
+	// topology domain as clusters they are on.
+	// +optional
+	PlacementAffinity *PlacementAffinity `json:"placementAffinity,omitempty"`
+
+	// PlacementAntiAffinity places away from other placements: on clusters in a
+	// topology domain none of their clusters are in.
+	// +optional
+	PlacementAntiAffinity *PlacementAntiAffinity `json:"placementAntiAffinity,omitempty"`
+}
+
+// ClusterAffinity selects and ranks clusters by their labels and properties.
+type ClusterAffinity struct {
+	// RequiredDuringSchedulingIgnoredDuringExecution must be met for a cluster to be
+	// picked. A cluster that stops meeting it later keeps the resources.
+	// +optional
+	RequiredDuringSchedulingIgnoredDuringExecution *ClusterSelector `json:"requiredDuringSchedulingIgnoredDuringExecution,omitempty"`
+
+	// PreferredDuringSchedulingIgnoredDuringExecution rank clusters (PickN): a
+	// cluster scores the sum of the weights of the terms it matches.
+	// +kubebuilder:validation:MaxItems=100
+	// +optional
+	PreferredDuringSchedulingIgnoredDuringExecution []PreferredClusterSelector `json:"preferredDuringSchedulingIgnoredDuringExecution,omitempty"`
+}
+
+// ClusterSelector selects clusters that match any of its terms. With no terms it
+// selects every cluster.
+//
+// +kubebuilder:validation:XValidation:rule="!has(self.clusterSelectorTerms) || self.clusterSelectorTerms.all(t, !has(t.propertySorter))",message="propertySorter is only allowed in preferredDuringSchedulingIgnoredDuringExecution terms"
+type ClusterSelector struct {
+	// ClusterSelectorTerms are ORed.
+	// +kubebuilder:validation:MaxItems=10
+	// +optional
+	ClusterSelectorTerms []ClusterSelectorTerm `json:"clusterSelectorTerms,omitempty"`
+}
+
+// ClusterSelectorTerm matches clusters by labels and properties; everything in a term
+// is ANDed, and an empty term matches every cluster.
+type ClusterSelectorTerm struct {
+	// LabelSelector matches the cluster's labels.
+	// +optional
+	LabelSelector *metav1.LabelSelector `json:"labelSelector,omitempty"`
+
+	// PropertySelector matches the properties and resource usage the cluster reports.
+	// +optional
+	PropertySelector *PropertySelector `json:"propertySelector,omitempty"`
+
+	// PropertySorter ranks clusters by a property, in a preferred term only: the
+	// cluster with the best value gets the term's full weight and the others a share
+	// in proportion.
+	// +optional
+	PropertySorter *PropertySorter `json:"propertySorter,omitempty"`
+}
+
+// PropertySelector matches clusters by the properties they report.
+type PropertySelector struct {
+	// MatchExpressions are ANDed.
+	// +kubebuilder:validation:MaxItems=20
+	// +required
+	MatchExpressions []PropertySelectorRequirement `json:"matchExpressions"`
+}
+
+// PropertySelectorOperator compares a cluster property with a value.
+// +kubebuilder:validation:Enum=Gt;Ge;Eq;Ne;Lt;Le
+type PropertySelectorOperator string
+
+const (
+	// PropertySelectorGreaterThan matches when the property is greater than the value.
+	PropertySelectorGreaterThan PropertySelectorOperator = "Gt"
+	// PropertySelectorGreaterThanOrEqualTo matches when the property is greater than or
+	// equal to the value.
+	PropertySelectorGreaterThanOrEqualTo PropertySelectorOperator = "Ge"
+	// PropertySelectorEqualTo matches when the property equals the value.
+	PropertySelectorEqualTo PropertySelectorOperator = "Eq"
+	// PropertySelectorNotEqualTo matches when the property differs from the value.
+	PropertySelectorNotEqualTo PropertySelectorOperator = "Ne"
+	// PropertySelectorLessThan matches when the property is less than the value.
+	PropertySelectorLessThan PropertySelectorOperator = "Lt"
+	// PropertySelectorLessThanOrEqualTo matches when the property is less than or equal
+	// to the value.
+	PropertySelectorLessThanOrEqualTo PropertySelectorOperator = "Le"
+)
+
+// PropertySelectorRequirement compares one cluster property with a value. A cluster
+// that does not report the property does not match.
+type PropertySelectorRequirement struct {
+	// Name is the property, such as flotilla.io/node-count or
+	// resources.flotilla.io/available-cpu.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=317
+	// +required
+	Name string `json:"name"`
+
+	// Operator is how the property is compared with the value.
+	// +required
+	Operator PropertySelectorOperator `json:"operator"`
+
+	// Values holds exactly one value, a Kubernetes quantity such as "3" or "4Gi".
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=1
+	// +required
+	Values []string `json:"values"`
+}
+
+// PropertySortOrder is the order in which a property ranks clusters.
+// +kubebuilder:validation:Enum=Ascending;Descending
+type PropertySortOrder string
+
+const (
+	// Ascending prefers clusters with smaller values.
+	Ascending PropertySortOrder = "Ascending"
+	// Descending prefers clusters with larger values.
+	Descending PropertySortOrder = "Descending"
+)
+
+// PropertySorter ranks clusters by a property.
+type PropertySorter struct {
+	// Name is the property to sort by.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=317
+	// +required
+	Name string `json:"name"`
+
+	// SortOrder says whether smaller (Ascending) or larger (Descending) values are
+	// preferred.
+	// +required
+	SortOrder PropertySortOrder `json:"sortOrder"`
+}
+
+// PreferredClusterSelector is a weighted cluster selector term.
+type PreferredClusterSelector struct {
+	// Weight is added to the score of matching clusters; a negative weight steers
+	// the placement away from them.
+	// +kubebuilder:validation:Minimum=-100
+	// +kubebuilder:validation:Maximum=100
+	// +required
+	Weight int32 `json:"weight"`
+
+	// Preference is the term clusters are matched (or sorted) by.
+	// +required
+	Preference ClusterSelectorTerm `json:"preference"`
+}
+
+// PlacementAffinity places near the clusters other placements are on.
+type PlacementAffinity struct {
+	// RequiredDuringSchedulingIgnoredDuringExecution terms must all be met: a cluster
+	// is picked only if it shares a topology domain with a cluster that a matching
+	// placement is on.
+	// +kubebuilder:validation:MaxItems=10
+	// +optional
+	RequiredDuringSchedulingIgnoredDuringExecution []PlacementAffinityTerm `json:"requiredDuringSchedulingIgnoredDuringExecution,omitempty"`
+
+	// PreferredDuringSchedulingIgnoredDuringExecution terms rank clusters (PickN): a
+	// cluster scores the weights of the terms it meets.
+	// +kubebuilder:validation:MaxItems=100
+	// +optional
+	PreferredDuringSchedulingIgnoredDuringExecution []WeightedPlacementAffinityTerm `json:"preferredDuringSchedulingIgnoredDuringExecution,omitempty"`
+}
+
+// PlacementAntiAffinity places away from the clusters other placements are on.
+type PlacementAntiAffinity struct {
+	// RequiredDuringSchedulingIgnoredDuringExecution terms must all be met: a cluster
+	// is picked only if no cluster in its topology domain holds a matching placement.
+	// +kubebuilder:validation:MaxItems=10
+	// +optional
+	RequiredDuringSchedulingIgnoredDuringExecution []PlacementAffinityTerm `json:"requiredDuringSchedulingIgnoredDuringExecution,omitempty"`
+
+	// PreferredDuringSchedulingIgnoredDuringExecution terms rank clusters (PickN): a
+	// cluster scores the weights of the terms it meets.
+	// +kubebuilder:validation:MaxItems=100
+	// +optional
+	PreferredDuringSchedulingIgnoredDuringExecution []WeightedPlacementAffinityTerm `json:"preferredDuringSchedulingIgnoredDuringExecution,omitempty"`
+}
+
+// PlacementAffinityTerm selects other placements and the topology in which to be near
+// to (or away from) them.
+type PlacementAffinityTerm struct {
+	// LabelSelector selects placements of the same kind by their labels; a
+	// ResourcePlacement only considers placements in its own namespace. An empty
+	// selector selects all of them; the placement never matches itself.
+	// +optional
+	LabelSelector *metav1.LabelSelector `json:"labelSelector,omitempty"`
+
+	// TopologyKey is the cluster label whose values are the topology domains, such as
+	// cluster.flotilla.io/name (the same cluster) or a zone label.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=317
+	// +required
+	TopologyKey string `json:"topologyKey"`
+}
+
+// WeightedPlacementAffinityTerm is a weighted placement affinity term.
+type WeightedPlacementAffinityTerm struct {
+	// Weight is added to the score of clusters that meet the term.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=100
+	// +required
+	Weight int32 `json:"weight"`
+
+	// PlacementAffinityTerm is the term.
+	// +required
+	PlacementAffinityTerm PlacementAffinityTerm `json:"placementAffinityTerm"`
+}
+
+// UnsatisfiableConstraintAction is what the scheduler does when a topology spread
+// constraint cannot be met.
+// +kubebuilder:validation:Enum=DoNotSchedule;ScheduleAnyway
+type UnsatisfiableConstraintAction string
+
+const (
+	// DoNotSchedule leaves out clusters that would break the constraint.
+	DoNotSchedule UnsatisfiableConstraintAction = "DoNotSchedule"
+	// ScheduleAnyway still picks such clusters, preferring those that break it least.
+	ScheduleAnyway UnsatisfiableConstraintAction = "ScheduleAnyway"
+)
+
+// TopologySpreadConstraint spreads the picked clusters over topology domains.
+type TopologySpreadConstraint struct {
+	// MaxSkew is the largest allowed difference between the number of picked clusters
+	// in any two domains.
+	// +kubebuilder:default=1
+	// +kubebuilder:validation:Minimum=1
+	// +optional
+	MaxSkew *int32 `json:"maxSkew,omitempty"`
+
+	// TopologyKey is the cluster label whose values are the domains. Clusters without
+	// the label are not picked.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=317
+	// +required
+	TopologyKey string `json:"topologyKey"`
+
+	// WhenUnsatisfiable is what to do when the constraint cannot be met.
+	// +kubebuilder:default=DoNotSchedule
+	// +optional
+	WhenUnsatisfiable UnsatisfiableConstraintAction `json:"whenUnsatisfiable,omitempty"`
+}
+
+// TolerationOperator is how a toleration matches a taint's value.
+// +kubebuilder:validation:Enum=Equal;Exists
+type TolerationOperator string
+
+const (
+	// TolerationOpEqual matches taints with the same key and value.
+	TolerationOpEqual TolerationOperator = "Equal"
+	// TolerationOpExists matches taints with the same key, whatever their value; with
+	// an empty key it matches every taint.
+	TolerationOpExists TolerationOperator = "Exists"
+)
+
+// Toleration lets a placement use clusters whose taints it matches.
+//
+// +kubebuilder:validation:XValidation:rule="!has(self.operator) || self.operator != 'Exists' || !has(self.value) || size(self.value) == 0",message="a toleration with operator Exists must not have a value"
+// +kubebuilder:validation:XValidation:rule="(has(self.key) && size(self.key) > 0) || (has(self.operator) && self.operator == 'Exists')",message="a toleration without a key must use operator Exists"
+type Toleration struct {
+	// Key is the taint key to match; empty (with operator Exists) matches every key.
+	// +kubebuilder:validation:MaxLength=317
+	// +optional
+	Key string `json:"key,omitempty"`
+
+	// Operator is how the value is matched.
+	// +kubebuilder:default=Equal
+	// +optional
+	Operator TolerationOperator `json:"operator,omitempty"`
+
+	// Value is the taint value to match, with operator Equal.
+	// +kubebuilder:validation:MaxLength=63
+	// +optional
+	Value string `json:"value,omitempty"`
+
+	// Effect is the taint effect to match; empty matches both NoSchedule and
+	// NoExecute.
+	// +optional
+	Effect clusterv1beta1.TaintEffect `json:"effect,omitempty"`
+
+	// TolerationSeconds is how long resources stay on a cluster after a matching
+	// NoExecute taint is added; unset means forever.
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	TolerationSeconds *int64 `json:"tolerationSeconds,omitempty"`
+}

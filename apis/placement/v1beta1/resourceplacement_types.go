@@ -1,0 +1,78 @@
+/*
+Copyright 2026 The Flotilla Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1beta1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// ResourcePlacement places namespaced resources from its own namespace on member
+// clusters, into the namespace of the same name there. It works like a
+// ClusterResourcePlacement; its conditions use the ResourcePlacement prefix.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:scope=Namespaced,shortName=rp,categories=flotilla
+// +kubebuilder:printcolumn:name="GEN",type=integer,JSONPath=`.metadata.generation`
+// +kubebuilder:printcolumn:name="SCHEDULED",type=string,JSONPath=`.status.conditions[?(@.type=="ResourcePlacementScheduled")].status`
+// +kubebuilder:printcolumn:name="SCHEDULED-GEN",type=integer,JSONPath=`.status.conditions[?(@.type=="ResourcePlacementScheduled")].observedGeneration`
+// +kubebuilder:printcolumn:name="AVAILABLE",type=string,JSONPath=`.status.conditions[?(@.type=="ResourcePlacementAvailable")].status`
+// +kubebuilder:printcolumn:name="AVAILABLE-GEN",type=integer,JSONPath=`.status.conditions[?(@.type=="ResourcePlacementAvailable")].observedGeneration`
+// +kubebuilder:printcolumn:name="AGE",type=date,JSONPath=`.metadata.creationTimestamp`
+// +kubebuilder:printcolumn:name="TYPE",type=string,JSONPath=`.spec.policy.placementType`,priority=1
+// +kubebuilder:printcolumn:name="WORK-SYNCHRONIZED",type=string,JSONPath=`.status.conditions[?(@.type=="ResourcePlacementWorkSynchronized")].status`,priority=1
+type ResourcePlacement struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// Spec is what to place, where and how.
+	// +required
+	Spec PlacementSpec `json:"spec"`
+
+	// Status is the observed state of the placement, written by the hub.
+	// +optional
+	Status PlacementStatus `json:"status,omitempty"`
+}
+
+// GetPlacementSpec returns the placement's spec.
+func (p *ResourcePlacement) GetPlacementSpec() *PlacementSpec { return &p.Spec }
+
+// GetPlacementStatus returns the placement's status.
+func (p *ResourcePlacement) GetPlacementStatus() *PlacementStatus { return &p.Status }
+
+// PlacementConditionType returns the ResourcePlacement-level condition type for a
+// per-cluster condition type; see ResourcePlacementConditionType.
+func (p *ResourcePlacement) PlacementConditionType(perCluster string) string {
+	return ResourcePlacementConditionType(perCluster)
+}
+
+// ResourcePlacementList is a list of ResourcePlacements.
+//
+// +kubebuilder:object:root=true
+type ResourcePlacementList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+
+	// Items are the placements.
+	Items []ResourcePlacement `json:"items"`
+}
+
+var _ PlacementObj = &ResourcePlacement{}
+
+func init() {
+	SchemeBuilder.Register(&ResourcePlacement{}, &ResourcePlacementList{})
+}

@@ -1,0 +1,87 @@
+/*
+Copyright 2026 The Flotilla Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1beta1
+
+import (
+	"k8s.io/apimachinery/pkg/util/intstr"
+)
+
+// RolloutStrategyType is who rolls changes out to the selected clusters.
+// +kubebuilder:validation:Enum=RollingUpdate;External
+type RolloutStrategyType string
+
+const (
+	// RollingUpdateRolloutStrategyType rolls changes out a few clusters at a time,
+	// within maxUnavailable and maxSurge.
+	RollingUpdateRolloutStrategyType RolloutStrategyType = "RollingUpdate"
+	// ExternalRolloutStrategyType leaves the rollout to an external controller, which
+	// moves bindings to the new resource snapshot itself.
+	ExternalRolloutStrategyType RolloutStrategyType = "External"
+)
+
+// RolloutStrategy is how a placement rolls changes out, applies resources on member
+// clusters and removes them from there.
+type RolloutStrategy struct {
+	// Type is who rolls changes out.
+	// +kubebuilder:default=RollingUpdate
+	// +optional
+	Type RolloutStrategyType `json:"type,omitempty"`
+
+	// RollingUpdate configures the RollingUpdate type.
+	// +kubebuilder:default={}
+	// +optional
+	RollingUpdate *RollingUpdateConfig `json:"rollingUpdate,omitempty"`
+
+	// ApplyStrategy is how resources are applied on member clusters.
+	// +kubebuilder:default={}
+	// +optional
+	ApplyStrategy *ApplyStrategy `json:"applyStrategy,omitempty"`
+
+	// DeleteStrategy is what happens to placed resources when they are removed from a
+	// cluster.
+	// +kubebuilder:default={}
+	// +optional
+	DeleteStrategy *DeleteStrategy `json:"deleteStrategy,omitempty"`
+}
+
+// RollingUpdateConfig configures a rolling update.
+type RollingUpdateConfig struct {
+	// MaxUnavailable is how many of the target clusters may be unavailable during the
+	// update: an absolute number or a percentage of the target number of clusters
+	// (rounded down, but at least one).
+	// +kubebuilder:default="25%"
+	// +kubebuilder:validation:XIntOrString
+	// +kubebuilder:validation:XValidation:rule="type(self) == string ? self.matches('^(100|[1-9]?[0-9])%$') : self >= 0",message="must be a non-negative integer or a percentage from 0% to 100%"
+	// +optional
+	MaxUnavailable *intstr.IntOrString `json:"maxUnavailable,omitempty"`
+
+	// MaxSurge is how many clusters beyond the target number may hold the resources
+	// during the update: an absolute number or a percentage of the target number of
+	// clusters (rounded up).
+	// +kubebuilder:default="25%"
+	// +kubebuilder:validation:XIntOrString
+	// +kubebuilder:validation:XValidation:rule="type(self) == string ? self.matches('^(100|[1-9]?[0-9])%$') : self >= 0",message="must be a non-negative integer or a percentage from 0% to 100%"
+	// +optional
+	MaxSurge *intstr.IntOrString `json:"maxSurge,omitempty"`
+
+	// UnavailablePeriodSeconds is how long to wait after applying resources whose
+	// availability cannot be tracked before treating them as available.
+	// +kubebuilder:default=60
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	UnavailablePeriodSeconds *int32 `json:"unavailablePeriodSeconds,omitempty"`
+}

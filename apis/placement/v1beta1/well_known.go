@@ -1,0 +1,84 @@
+/*
+Copyright 2026 The Flotilla Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1beta1
+
+// Labels the hub puts on the objects it creates for a placement.
+const (
+	// LabelPlacementName holds the name of the placement an object belongs to. It is
+	// on snapshots, bindings and Works.
+	LabelPlacementName = "placement.flotilla.io/placement-name"
+
+	// LabelPlacementNamespace holds the namespace of the ResourcePlacement a Work
+	// belongs to; absent for ClusterResourcePlacements.
+	LabelPlacementNamespace = "placement.flotilla.io/placement-namespace"
+
+	// LabelIsLatestSnapshot is "true" on the latest resource snapshots and the latest
+	// scheduling policy snapshot of a placement, and "false" on older ones.
+	LabelIsLatestSnapshot = "placement.flotilla.io/is-latest-snapshot"
+
+	// LabelResourceIndex holds the index (revision) of a resource snapshot's set: "0",
+	// "1", and so on.
+	LabelResourceIndex = "placement.flotilla.io/resource-index"
+
+	// LabelPolicyIndex holds the index (revision) of a scheduling policy snapshot.
+	LabelPolicyIndex = "placement.flotilla.io/policy-index"
+
+	// LabelParentBinding holds the name of the binding a Work was generated from.
+	LabelParentBinding = "placement.flotilla.io/parent-binding"
+)
+
+// Annotations the hub puts on the objects it creates for a placement.
+const (
+	// AnnotationResourceHash holds the sha256 hash of all the resources in a resource
+	// snapshot set; it is on the set's first snapshot.
+	AnnotationResourceHash = "placement.flotilla.io/resource-hash"
+
+	// AnnotationNumberOfResourceSnapshots holds how many snapshots the set of a
+	// resource snapshot has; it is on the set's first snapshot.
+	AnnotationNumberOfResourceSnapshots = "placement.flotilla.io/number-of-resource-snapshots"
+
+	// AnnotationSubindexOfResourceSnapshot holds the position of a resource snapshot in
+	// its set, from "1"; absent on the first snapshot of the set.
+	AnnotationSubindexOfResourceSnapshot = "placement.flotilla.io/subindex-of-resource-snapshot"
+
+	// AnnotationNumberOfClusters holds, on a scheduling policy snapshot of a PickN
+	// placement, how many clusters the policy asks for.
+	AnnotationNumberOfClusters = "placement.flotilla.io/number-of-clusters"
+
+	// AnnotationPlacementGeneration holds, on a scheduling policy snapshot, the
+	// generation of the placement it was made from.
+	AnnotationPlacementGeneration = "placement.flotilla.io/placement-generation"
+)
+
+// Finalizers on placement.flotilla.io objects.
+const (
+	// PlacementCleanupFinalizer keeps a placement until the hub has deleted its
+	// snapshots.
+	PlacementCleanupFinalizer = "placement.flotilla.io/placement-cleanup"
+
+	// SchedulerCleanupFinalizer keeps a placement until the scheduler has deleted its
+	// bindings.
+	SchedulerCleanupFinalizer = "placement.flotilla.io/scheduler-cleanup"
+
+	// WorkCleanupFinalizer keeps a binding until the hub has deleted its Works.
+	WorkCleanupFinalizer = "placement.flotilla.io/work-cleanup"
+
+	// AppliedResourcesCleanupFinalizer keeps a Work until the agent has removed the
+	// resources it applied from the member cluster (or abandoned them, as the delete
+	// strategy says).
+	AppliedResourcesCleanupFinalizer = "placement.flotilla.io/applied-resources-cleanup"
+)

@@ -1,0 +1,43 @@
+package framework
+
+import (
+	"context"
+
+	"github.com/flotilla-io/flotilla/tools/localfleet/fleet"
+)
+
+// KwokProvider runs the suites on a local fleet of kwok clusters (tools/localfleet):
+// real kube-apiservers, etcd, controller-managers and schedulers with fake nodes.
+type KwokProvider struct {
+	*fleet.Fleet
+}
+
+var _ Provider = (*KwokProvider)(nil)
+
+// NewKwokProvider prepares a fleet in dir; Up creates it.
+func NewKwokProvider(opts fleet.Options) (*KwokProvider, error) {
+	f, err := fleet.New(opts)
+	if err != nil {
+		return nil, err
+	}
+	return &KwokProvider{Fleet: f}, nil
+}
+
+// Members lists the member names the fleet was created with.
+func (p *KwokProvider) Members() []string {
+	st, err := p.State()
+	if err != nil {
+		return nil
+	}
+	names := make([]string, 0, len(st.Members))
+	for _, m := range st.Members {
+		names = append(names, m.Name)
+	}
+	return names
+}
+
+// Up creates the fleet.
+func (p *KwokProvider) Up(ctx context.Context) error { return p.Fleet.Up(ctx) }
+
+// Down removes the fleet.
+func (p *KwokProvider) Down(ctx context.Context) error { return p.Fleet.Down(ctx) }

@@ -1,0 +1,143 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+
+	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+	"github.com/flotilla-io/flotilla/e2e/framework"
+)
+
+// Every kind of the API contract must be installed by manifests/hub.
+func TestHubManifestsInstallEveryKindEstablished(t *testing.T) {
+	ctx := context.Background()
+	out, err := framework.Kubectl(ctx, provider.HubKubeconfig(), "", "get", "crds",
+		"-o", `jsonpath={range .items[*]}{.metadata.name}={.status.conditions[?(@.type=="Established")].status}{"\n"}{end}`)
+	if err != nil {
+		t.Fatalf("kubectl get crds: %v\n%s", err, out)
+	}
+	established := map[string]string{}
+	for _, line := range strings.Fields(out) {
+		name, status, _ := strings.Cut(line, "=")
+		established[name] = status
+	}
+	for _, crd := range []string{
+		"memberclusters.cluster.flotilla.io",
+		"locations.cluster.flotilla.io",
+		"clusterresourceplacements.placement.flotilla.io",
+		"resourceplacements.placement.flotilla.io",
+		"clusterresourcebindings.placement.flotilla.io",
+		"clusterresourcesnapshots.placement.flotilla.io",
+		"clusterschedulingpolicysnapshots.placement.flotilla.io",
+		"works.placement.flotilla.io",
+		"clusterresourceoverrides.placement.flotilla.io",
+		"resourceoverrides.placement.flotilla.io",
+		"clusterresourceplacementevictions.placement.flotilla.io",
+		"clusterresourceplacementdisruptionbudgets.placement.flotilla.io",
+	} {
+		if established[crd] != "True" {
+			t.Errorf("CRD %s: Established=%q, want True", crd, established[crd])
+		}
+	}
+}
+
+// The hub process runs with the token of the ServiceAccount that manifests/hub
+// creates, holds the leader lease with only the RBAC those manifests grant, and
+// that RBAC does not reach beyond what the hub needs.
+func TestHubRunsWithItsServiceAccountAndLeastPrivilege(t *testing.T) {
+	ctx := context.Background()
+	const sa = "system:serviceaccount:flotilla-system:flotilla-hub"
+	out, err := framework.Kubectl(ctx, provider.HubServiceAccountKubeconfig(), "", "auth", "whoami", "-o", "jsonpath={.status.userInfo.username}")
+	if err != nil {
+		t.Fatalf("kubectl auth whoami: %v\n%s", err, out)
+	}
+	if out != sa {
+		t.Fatalf("the hub's kubeconfig authenticates as %q, want %q", out, sa)
+	}
+
+	hub, err := framework.Client(provider.HubKubeconfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var firstRenew time.Time
+	framework.Eventually(t, time.Minute, func() error {
+		lease := &coordinationv1.Lease{}
+		if err := hub.Get(ctx, types.NamespacedName{Namespace: "flotilla-system", Name: "flotilla-hub"}, lease); err != nil {
+			return err
+		}
+		if lease.Spec.HolderIdentity == nil || !strings.HasPrefix(*lease.Spec.HolderIdentity, "localfleet-hub-0") {
+			return fmt.Errorf("leader lease held by %v, want the localfleet hub", lease.Spec.HolderIdentity)
+		}
+		renew := lease.Spec.RenewTime.Time
+		if firstRenew.IsZero() {
+			firstRenew = renew
+			return fmt.Errorf("waiting for the hub to renew its lease")
+		}
+		if !renew.After(firstRenew) {
+			return fmt.Errorf("lease renewed at %s, not after %s", renew, firstRenew)
+		}
+		return nil
+	})
+
+	for _, c := range []struct {
+		verb, resource, namespace string
+		want                      string
+	}{
+		{"list", "configmaps", "default", "yes"}, // reads what placements select
+		{"create", "memberclusters.cluster.flotilla.io", "", "yes"},
+		{"create", "works.placement.flotilla.io", "flotilla-member-x", "yes"},
+		{"create", "secrets", "flotilla-system", "yes"},
+		{"create", "secrets", "default", "no"}, // writes Secrets only in its namespace
+		{"delete", "pods", "default", "no"},
+		{"create", "deployments.apps", "default", "no"},
+		{"update", "clusterroles.rbac.authorization.k8s.io", "", "no"},
+		{"create", "leases.coordination.k8s.io", "kube-system", "no"},
+	} {
+		args := []string{"auth", "can-i", c.verb, c.resource, "--as", sa}
+		if c.namespace != "" {
+			args = append(args, "--namespace", c.namespace)
+		}
+		out, _ := framework.Kubectl(ctx, provider.HubKubeconfig(), "", args...)
+		if got := strings.TrimSpace(out); got != c.want {
+			t.Errorf("can the hub %s %s in %q? got %q, want %q", c.verb, c.resource, c.namespace, got, c.want)
+		}
+	}
+}
+
+// A placement that breaks an API rule is refused by the API server with a message
+// that names the rule, and nothing is stored.
+func TestInvalidPlacementIsRefusedWithTheRule(t *testing.T) {
+	ctx := context.Background()
+	const manifest = `apiVersion: placement.flotilla.io/v1beta1
+kind: ClusterResourcePlacement
+metadata:
+  name: e2e-pickfixed-without-names
+spec:
+  resourceSelectors:
+  - {group: "", version: v1, kind: Namespace, name: default}
+  policy:
+    placementType: PickFixed
+`
+	out, err := framework.Kubectl(ctx, provider.HubKubeconfig(), manifest, "apply", "-f", "-")
+	if err == nil {
+		t.Fatalf("kubectl apply succeeded, want it refused:\n%s", out)
+	}
+	if !strings.Contains(out, "placementType PickFixed requires clusterNames") {
+		t.Fatalf("refusal does not name the rule:\n%s", out)
+	}
+	hub, err := framework.Client(provider.HubKubeconfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = hub.Get(ctx, types.NamespacedName{Name: "e2e-pickfixed-without-names"}, &placementv1beta1.ClusterResourcePlacement{})
+	if !apierrors.IsNotFound(err) {
+		t.Fatalf("the refused placement was stored (get: %v)", err)
+	}
+}

@@ -1,0 +1,71 @@
+// Package e2e holds Flotilla's end-to-end suites. TestMain brings up one fleet
+// (hub + 3 members on kwok clusters) for the whole package and removes it after,
+// checking that nothing is left behind.
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/flotilla-io/flotilla/e2e/framework"
+	"github.com/flotilla-io/flotilla/tools/localfleet/fleet"
+)
+
+// provider is the fleet every test in the package uses.
+var provider *framework.KwokProvider
+
+func TestMain(m *testing.M) {
+	os.Exit(runSuite(m))
+}
+
+func runSuite(m *testing.M) int {
+	ctx := context.Background()
+	dir, err := os.MkdirTemp("", "flotilla-e2e-")
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "e2e: %v\n", err)
+		return 1
+	}
+	provider, err = framework.NewKwokProvider(fleet.Options{Dir: dir, Members: 3, Out: os.Stderr})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "e2e: %v\n", err)
+		return 1
+	}
+	start := time.Now()
+	if err := provider.Up(ctx); err != nil {
+		fmt.Fprintf(os.Stderr, "e2e: fleet up failed: %v\n", err)
+		return 1
+	}
+	framework.Logf("fleet up in %s", time.Since(start).Round(time.Second))
+	code := m.Run()
+	if os.Getenv("E2E_KEEP_FLEET") != "" {
+		framework.Logf("E2E_KEEP_FLEET set: leaving the fleet in %s", dir)
+		return code
+	}
+	if err := checkDownLeavesNothing(ctx); err != nil {
+		fmt.Fprintf(os.Stderr, "e2e: %v\n", err)
+		return 1
+	}
+	return code
+}
+
+// checkDownLeavesNothing removes the fleet and verifies that every process it ran
+// is gone, its folder is gone, and that a second Down is harmless.
+func checkDownLeavesNothing(ctx context.Context) error {
+	if err := provider.Down(ctx); err != nil {
+		return fmt.Errorf("fleet down failed: %w", err)
+	}
+	if left := provider.LeftoverProcesses(); len(left) > 0 {
+		return fmt.Errorf("fleet down left processes running: %v", left)
+	}
+	if _, err := os.Stat(provider.Dir()); !os.IsNotExist(err) {
+		return fmt.Errorf("fleet down left %s behind", provider.Dir())
+	}
+	if err := provider.Down(ctx); err != nil {
+		return fmt.Errorf("a second fleet down failed: %w", err)
+	}
+	framework.Logf("fleet down left no process or file behind")
+	return nil
+}

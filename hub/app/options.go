@@ -1,0 +1,108 @@
+package app
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"time"
+
+	"github.com/spf13/pflag"
+)
+
+// Options configures the hub process. Every field is a flag; defaults are set in
+// NewOptions and nowhere else.
+type Options struct {
+	// Kubeconfig is the path of a kubeconfig for the hub cluster. Empty means the
+	// in-cluster config, or $KUBECONFIG. Default: "".
+	Kubeconfig string
+	// Namespace is the hub's own namespace: tokens, the tunnel CA, leases.
+	// Default: flotilla-system.
+	Namespace string
+	// ReplicaName identifies this hub replica in leases and in MemberCluster status.
+	// Default: $POD_NAME, else the host name.
+	ReplicaName string
+	// MetricsBindAddress serves Prometheus metrics; "0" disables it. Default: ":8080".
+	MetricsBindAddress string
+	// HealthProbeBindAddress serves /healthz and /readyz. Default: ":8081".
+	HealthProbeBindAddress string
+	// TunnelBindAddress is where agents connect (TLS; join and tunnel). Default: ":8443".
+	TunnelBindAddress string
+	// TunnelAdvertiseAddress is the host:port agents are told to dial in join
+	// commands. Default: the tunnel bind address, with the host name if it has no host.
+	TunnelAdvertiseAddress string
+	// LeaderElect makes the controllers run in one replica at a time. The tunnel
+	// server runs in every replica regardless. Default: true.
+	LeaderElect bool
+	// LeaderElectionLeaseDuration is how long a leader's lease lasts. Default: 15s.
+	LeaderElectionLeaseDuration time.Duration
+	// APIServerTimeout bounds the start-up check that the API server is reachable.
+	// Default: 30s.
+	APIServerTimeout time.Duration
+}
+
+// NewOptions returns Options with every default filled in.
+func NewOptions() *Options {
+	replica := os.Getenv("POD_NAME")
+	if replica == "" {
+		replica, _ = os.Hostname()
+	}
+	return &Options{
+		Namespace:                   "flotilla-system",
+		ReplicaName:                 replica,
+		MetricsBindAddress:          ":8080",
+		HealthProbeBindAddress:      ":8081",
+		TunnelBindAddress:           ":8443",
+		LeaderElect:                 true,
+		LeaderElectionLeaseDuration: 15 * time.Second,
+		APIServerTimeout:            30 * time.Second,
+	}
+}
+
+// AddFlags binds the options to flags.
+func (o *Options) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&o.Kubeconfig, "kubeconfig", o.Kubeconfig, "Path of the hub cluster's kubeconfig (default: in-cluster config or $KUBECONFIG).")
+	fs.StringVar(&o.Namespace, "namespace", o.Namespace, "The hub's own namespace (tokens, tunnel CA, leases).")
+	fs.StringVar(&o.ReplicaName, "replica-name", o.ReplicaName, "Name of this hub replica (default: $POD_NAME or the host name).")
+	fs.StringVar(&o.MetricsBindAddress, "metrics-bind-address", o.MetricsBindAddress, "Address of the Prometheus metrics endpoint; 0 disables it.")
+	fs.StringVar(&o.HealthProbeBindAddress, "health-probe-bind-address", o.HealthProbeBindAddress, "Address of /healthz and /readyz.")
+	fs.StringVar(&o.TunnelBindAddress, "tunnel-bind-address", o.TunnelBindAddress, "Address agents connect to (TLS).")
+	fs.StringVar(&o.TunnelAdvertiseAddress, "tunnel-advertise-address", o.TunnelAdvertiseAddress, "host:port agents are told to dial in join commands (default: derived from --tunnel-bind-address).")
+	fs.BoolVar(&o.LeaderElect, "leader-elect", o.LeaderElect, "Run the controllers in one replica at a time.")
+	fs.DurationVar(&o.LeaderElectionLeaseDuration, "leader-election-lease-duration", o.LeaderElectionLeaseDuration, "Duration of the leader's lease.")
+	fs.DurationVar(&o.APIServerTimeout, "apiserver-timeout", o.APIServerTimeout, "How long to wait for the API server at start-up.")
+}
+
+// Validate reports the first option that cannot work, naming the flag.
+func (o *Options) Validate() error {
+	if o.Namespace == "" {
+		return fmt.Errorf("--namespace must not be empty")
+	}
+	if o.ReplicaName == "" {
+		return fmt.Errorf("--replica-name must not be empty (set it or $POD_NAME)")
+	}
+	for flag, addr := range map[string]string{
+		"--tunnel-bind-address":       o.TunnelBindAddress,
+		"--health-probe-bind-address": o.HealthProbeBindAddress,
+	} {
+		if _, _, err := net.SplitHostPort(addr); err != nil {
+			return fmt.Errorf("%s %q is not a host:port address: %w", flag, addr, err)
+		}
+	}
+	if o.MetricsBindAddress != "0" {
+		if _, _, err := net.SplitHostPort(o.MetricsBindAddress); err != nil {
+			return fmt.Errorf("--metrics-bind-address %q is not a host:port address (or 0 to disable): %w", o.MetricsBindAddress, err)
+		}
+	}
+	if o.TunnelAdvertiseAddress != "" {
+		if _, _, err := net.SplitHostPort(o.TunnelAdvertiseAddress); err != nil {
+			return fmt.Errorf("--tunnel-advertise-address %q is not a host:port address: %w", o.TunnelAdvertiseAddress, err)
+		}
+	}
+	if o.LeaderElectionLeaseDuration < 2*time.Second {
+		return fmt.Errorf("--leader-election-lease-duration must be at least 2s, got %s", o.LeaderElectionLeaseDuration)
+	}
+	if o.APIServerTimeout <= 0 {
+		return fmt.Errorf("--apiserver-timeout must be positive, got %s", o.APIServerTimeout)
+	}
+	return nil
+}

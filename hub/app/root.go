@@ -1,0 +1,144 @@
+// Package app assembles the hub binary: flags, the controller-runtime manager and
+// the subcommands (version, token, cordon, ...).
+package app
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/flotilla-io/flotilla/pkg/version"
+)
+
+// NewCommand returns the hub's root command: with no subcommand it runs the hub.
+func NewCommand() *cobra.Command {
+	opts := NewOptions()
+	zapOpts := zap.Options{}
+	cmd := &cobra.Command{
+		Use:           "hub",
+		Short:         "Flotilla hub: schedules placements onto member clusters and serves agent tunnels",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Args:          cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
+			if err := opts.Validate(); err != nil {
+				return err
+			}
+			return Run(ctrl.SetupSignalHandler(), opts)
+		},
+	}
+	opts.AddFlags(cmd.Flags())
+	goFlags := goFlagSet(&zapOpts)
+	cmd.Flags().AddGoFlagSet(goFlags)
+	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return fmt.Errorf("%w (see '%s --help')", err, c.CommandPath())
+	})
+	cmd.AddCommand(newVersionCommand())
+	return cmd
+}
+
+func newVersionCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the hub's version",
+		Args:  cobra.NoArgs,
+		Run: func(cmd *cobra.Command, _ []string) {
+			fmt.Fprintln(cmd.OutOrStdout(), version.String("hub"))
+		},
+	}
+}
+
+// restConfig loads the hub cluster's config from --kubeconfig, or the usual chain.
+func restConfig(kubeconfig string) (*rest.Config, error) {
+	if kubeconfig != "" {
+		cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+		if err != nil {
+			return nil, fmt.Errorf("failed to load --kubeconfig %s: %w", kubeconfig, err)
+		}
+		return cfg, nil
+	}
+	cfg, err := ctrl.GetConfig()
+	if err != nil {
+		return nil, fmt.Errorf("failed to find a kubeconfig (not in a cluster, no $KUBECONFIG, no --kubeconfig): %w", err)
+	}
+	return cfg, nil
+}
+
+// checkAPIServer fails fast, with the server's address in the message, when the
+// hub cluster cannot be reached: a manager would otherwise retry quietly forever.
+func checkAPIServer(ctx context.Context, cfg *rest.Config, timeout time.Duration) error {
+	probe := rest.CopyConfig(cfg)
+	probe.Timeout = 5 * time.Second
+	dc, err := discovery.NewDiscoveryClientForConfig(probe)
+	if err != nil {
+		return fmt.Errorf("failed to create a discovery client for %s: %w", cfg.Host, err)
+	}
+	deadline := time.Now().Add(timeout)
+	for {
+		_, err = dc.ServerVersion()
+		if err == nil {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("cannot reach the Kubernetes API server at %s after %s: %w", cfg.Host, timeout, err)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+// Run starts the hub and blocks until ctx ends.
+func Run(ctx context.Context, opts *Options) error {
+	log := ctrl.Log.WithName("hub")
+	cfg, err := restConfig(opts.Kubeconfig)
+	if err != nil {
+		return err
+	}
+	if err := checkAPIServer(ctx, cfg, opts.APIServerTimeout); err != nil {
+		return err
+	}
+	renew := opts.LeaderElectionLeaseDuration * 2 / 3
+	retry := opts.LeaderElectionLeaseDuration / 5
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme:                        Scheme(),
+		Metrics:                       metricsserver.Options{BindAddress: opts.MetricsBindAddress},
+		HealthProbeBindAddress:        opts.HealthProbeBindAddress,
+		LeaderElection:                opts.LeaderElect,
+		LeaderElectionID:              "flotilla-hub",
+		LeaderElectionNamespace:       opts.Namespace,
+		LeaderElectionReleaseOnCancel: true,
+		LeaseDuration:                 &opts.LeaderElectionLeaseDuration,
+		RenewDeadline:                 &renew,
+		RetryPeriod:                   &retry,
+	})
+	if err != nil {
+		return fmt.Errorf("failed to create the controller manager: %w", err)
+	}
+	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
+		return fmt.Errorf("failed to add the health check: %w", err)
+	}
+	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
+		return fmt.Errorf("failed to add the readiness check: %w", err)
+	}
+	if err := setupHub(ctx, mgr, opts); err != nil {
+		return err
+	}
+	log.Info("starting hub", "version", version.Version, "replica", opts.ReplicaName, "apiServer", cfg.Host)
+	if err := mgr.Start(ctx); err != nil {
+		return fmt.Errorf("hub stopped: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,286 @@
+package fleet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/flotilla-io/flotilla/tools/toolchain"
+)
+
+// Options configures a fleet. Defaults are filled in by New.
+type Options struct {
+	// Dir holds everything the fleet makes. Default: <repo>/.localfleet.
+	Dir string
+	// RepoRoot is the Flotilla checkout (manifests, sources). Default: found from
+	// the working directory.
+	RepoRoot string
+	// Members is the number of member clusters, named member-1..N. Default: 3.
+	Members int
+	// MemberLabels are the labels each member joins with, by member name.
+	MemberLabels map[string]map[string]string
+	// HubArgs are extra flags for the hub process (e2e uses short periods).
+	HubArgs []string
+	// AgentArgs are extra flags for every agent process.
+	AgentArgs []string
+	// Out receives progress lines. Default: os.Stdout.
+	Out io.Writer
+}
+
+// Fleet is a local fleet rooted at Options.Dir.
+type Fleet struct {
+	opts  Options
+	tools toolchain.Dirs
+	bin   string // where the hub and agent binaries are built
+}
+
+// HubCluster is the kwok cluster name of the hub.
+const HubCluster = "flotilla-hub"
+
+// clusterPrefix marks every kwok cluster the fleet makes, so Down can find them
+// even without a state file.
+const clusterPrefix = "flotilla-"
+
+// New validates opts, fills defaults and finds the tools.
+func New(opts Options) (*Fleet, error) {
+	if opts.RepoRoot == "" {
+		root, err := toolchain.RepoRoot()
+		if err != nil {
+			return nil, err
+		}
+		opts.RepoRoot = root
+	}
+	if opts.Dir == "" {
+		opts.Dir = filepath.Join(opts.RepoRoot, ".localfleet")
+	}
+	dir, err := filepath.Abs(opts.Dir)
+	if err != nil {
+		return nil, err
+	}
+	opts.Dir = dir
+	if opts.Members == 0 {
+		opts.Members = 3
+	}
+	if opts.Members < 0 || opts.Members > 20 {
+		return nil, fmt.Errorf("--members must be between 1 and 20, got %d", opts.Members)
+	}
+	if opts.Out == nil {
+		opts.Out = os.Stdout
+	}
+	for name := range opts.MemberLabels {
+		if !validMember(name, opts.Members) {
+			return nil, fmt.Errorf("labels given for %q, which is not one of member-1..member-%d", name, opts.Members)
+		}
+	}
+	return &Fleet{opts: opts, bin: filepath.Join(opts.Dir, "bin")}, nil
+}
+
+func validMember(name string, n int) bool {
+	for i := 1; i <= n; i++ {
+		if name == MemberName(i) {
+			return true
+		}
+	}
+	return false
+}
+
+// MemberName is the name of the i-th member (1-based).
+func MemberName(i int) string { return fmt.Sprintf("member-%d", i) }
+
+// Dir is the folder holding the fleet's files.
+func (f *Fleet) Dir() string { return f.opts.Dir }
+
+// HubKubeconfig is the hub cluster's admin kubeconfig.
+func (f *Fleet) HubKubeconfig() string { return filepath.Join(f.opts.Dir, "hub.kubeconfig") }
+
+// HubServiceAccountKubeconfig is the kubeconfig the hub process runs with: a token
+// of the ServiceAccount that manifests/hub creates.
+func (f *Fleet) HubServiceAccountKubeconfig() string {
+	return filepath.Join(f.opts.Dir, "hub-sa.kubeconfig")
+}
+
+// MemberKubeconfig is a member cluster's admin kubeconfig.
+func (f *Fleet) MemberKubeconfig(member string) string {
+	return filepath.Join(f.opts.Dir, member+".kubeconfig")
+}
+
+// LogDir holds the logs of every process the fleet runs.
+func (f *Fleet) LogDir() string { return filepath.Join(f.opts.Dir, "logs") }
+
+// State returns what the fleet has recorded about itself.
+func (f *Fleet) State() (*State, error) { return f.loadState() }
+
+func (f *Fleet) stepf(format string, args ...any) func(error) error {
+	start := time.Now()
+	msg := fmt.Sprintf(format, args...)
+	fmt.Fprintf(f.opts.Out, "==> %s\n", msg)
+	return func(err error) error {
+		if err != nil {
+			fmt.Fprintf(f.opts.Out, "    FAILED after %s: %v\n", time.Since(start).Round(100*time.Millisecond), err)
+			return fmt.Errorf("%s: %w", msg, err)
+		}
+		fmt.Fprintf(f.opts.Out, "    done in %s\n", time.Since(start).Round(100*time.Millisecond))
+		return nil
+	}
+}
+
+// Up creates the whole fleet. When a step fails it removes what it made and
+// returns the step's error.
+func (f *Fleet) Up(ctx context.Context) (err error) {
+	tools, err := toolchain.Find(f.opts.RepoRoot)
+	if err != nil {
+		return err
+	}
+	f.tools = tools
+	if st, err := f.loadState(); err == nil && len(st.Clusters) > 0 {
+		return fmt.Errorf("a fleet already exists in %s: run `localfleet down` first", f.opts.Dir)
+	}
+	if err := os.MkdirAll(f.LogDir(), 0o755); err != nil {
+		return fmt.Errorf("failed to create %s: %w", f.LogDir(), err)
+	}
+	defer func() {
+		if err != nil {
+			fmt.Fprintf(f.opts.Out, "==> up failed; removing what it made\n")
+			if derr := f.Down(context.WithoutCancel(ctx)); derr != nil {
+				fmt.Fprintf(f.opts.Out, "    cleanup also failed: %v\n", derr)
+			}
+		}
+	}()
+	st := &State{Processes: map[string]Process{}}
+	for i := 1; i <= f.opts.Members; i++ {
+		name := MemberName(i)
+		st.Members = append(st.Members, Member{Name: name, Labels: f.opts.MemberLabels[name]})
+	}
+	if err := f.saveState(st); err != nil {
+		return err
+	}
+	done := f.stepf("building hub and agent binaries")
+	if err := done(f.buildBinaries(ctx)); err != nil {
+		return err
+	}
+	done = f.stepf("creating hub cluster %s", HubCluster)
+	if err := done(f.createCluster(ctx, st, HubCluster, f.HubKubeconfig(), nodeShape{count: 2, cpu: "8", memory: "32Gi"})); err != nil {
+		return err
+	}
+	for i, m := range st.Members {
+		done = f.stepf("creating member cluster %s", m.Name)
+		if err := done(f.createCluster(ctx, st, clusterPrefix+m.Name, f.MemberKubeconfig(m.Name), memberShape(i+1))); err != nil {
+			return err
+		}
+	}
+	done = f.stepf("installing the hub from manifests/hub")
+	if err := done(f.installHub(ctx)); err != nil {
+		return err
+	}
+	done = f.stepf("starting the hub with the flotilla-hub ServiceAccount's token")
+	if err := done(f.startHub(ctx, st)); err != nil {
+		return err
+	}
+	// Joining the members (hub token create + agent join + agent run) plugs in here.
+	fmt.Fprintf(f.opts.Out, "fleet is up: hub + %d members; kubeconfigs in %s, logs in %s\n", len(st.Members), f.opts.Dir, f.LogDir())
+	return nil
+}
+
+// Down removes every process, cluster and file the fleet made. It is safe to run
+// when nothing (or only part of a fleet) exists.
+func (f *Fleet) Down(ctx context.Context) error {
+	st, err := f.loadState()
+	if err != nil {
+		return err
+	}
+	var errs []error
+	roles := make([]string, 0, len(st.Processes))
+	for role := range st.Processes {
+		roles = append(roles, role)
+	}
+	// Agents first, so they do not spin reconnecting to a hub that is gone.
+	sort.Slice(roles, func(i, j int) bool { return roles[i] > roles[j] })
+	for _, role := range roles {
+		if err := stopProcess(ctx, st.Processes[role], 10*time.Second); err != nil {
+			errs = append(errs, fmt.Errorf("failed to stop %s: %w", role, err))
+		}
+	}
+	clusters, err := f.kwokClusters(ctx)
+	if err != nil {
+		errs = append(errs, err)
+	}
+	for _, c := range unique(append(st.Clusters, clusters...)) {
+		if err := f.kwokctl(ctx, "delete", "cluster", "--name", c); err != nil {
+			errs = append(errs, fmt.Errorf("failed to delete cluster %s: %w", c, err))
+		}
+	}
+	// Whatever still runs from the fleet's folder (a component kwokctl lost track
+	// of) is stopped too, so that nothing outlives Down.
+	_ = waitFor(ctx, 10*time.Second, func() error {
+		if left := f.LeftoverProcesses(); len(left) > 0 {
+			return fmt.Errorf("still running: %v", left)
+		}
+		return nil
+	})
+	for _, p := range f.LeftoverProcesses() {
+		var pid int
+		if _, err := fmt.Sscanf(p, "%d:", &pid); err == nil {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+	if len(errs) == 0 {
+		if err := os.RemoveAll(f.opts.Dir); err != nil {
+			errs = append(errs, fmt.Errorf("failed to remove %s: %w", f.opts.Dir, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func unique(in []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range in {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func (f *Fleet) buildBinaries(ctx context.Context) error {
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", f.bin+"/", "./hub", "./agent")
+	cmd.Dir = f.opts.RepoRoot
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("go build failed: %w\n%s", err, out)
+	}
+	return nil
+}
+
+// freeAddress returns a loopback address with a port nobody listens on now.
+func freeAddress() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", fmt.Errorf("failed to find a free port: %w", err)
+	}
+	defer l.Close()
+	return l.Addr().String(), nil
+}
+
+// run runs a command and returns its stdout; a failure carries stderr.
+func run(ctx context.Context, env []string, name string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Env = append(os.Environ(), env...)
+	var stdout, stderr strings.Builder
+	cmd.Stdout = &stdout
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		return stdout.String(), fmt.Errorf("%s %s: %w: %s", name, strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+	}
+	return stdout.String(), nil
+}

@@ -1,0 +1,119 @@
+package fleet
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+)
+
+const (
+	hubNamespace      = "flotilla-system"
+	hubServiceAccount = "flotilla-hub"
+)
+
+// installHub applies manifests/hub to the hub cluster, as a user would, and waits
+// until every Flotilla CRD is Established.
+func (f *Fleet) installHub(ctx context.Context) error {
+	if _, err := kubectl(ctx, f.HubKubeconfig(), "apply", "-k", filepath.Join(f.opts.RepoRoot, "manifests", "hub")); err != nil {
+		return err
+	}
+	out, err := kubectl(ctx, f.HubKubeconfig(), "get", "crds", "-o", "name")
+	if err != nil {
+		return err
+	}
+	var crds []string
+	for _, name := range strings.Fields(out) {
+		if strings.HasSuffix(name, ".flotilla.io") {
+			crds = append(crds, name)
+		}
+	}
+	if len(crds) == 0 {
+		return fmt.Errorf("no flotilla.io CRDs after applying manifests/hub")
+	}
+	args := append([]string{"wait", "--for", "condition=Established", "--timeout", "60s"}, crds...)
+	_, err = kubectl(ctx, f.HubKubeconfig(), args...)
+	return err
+}
+
+// writeServiceAccountKubeconfig writes a kubeconfig for the hub cluster whose
+// credential is a token of the hub's ServiceAccount, so that the hub process has
+// exactly the RBAC that manifests/hub grants.
+func (f *Fleet) writeServiceAccountKubeconfig(ctx context.Context) error {
+	token, err := kubectl(ctx, f.HubKubeconfig(), "create", "token", hubServiceAccount,
+		"--namespace", hubNamespace, "--duration", "720h")
+	if err != nil {
+		return err
+	}
+	admin, err := clientcmd.LoadFromFile(f.HubKubeconfig())
+	if err != nil {
+		return fmt.Errorf("failed to read %s: %w", f.HubKubeconfig(), err)
+	}
+	kctx, ok := admin.Contexts[admin.CurrentContext]
+	if !ok {
+		return fmt.Errorf("%s has no current context", f.HubKubeconfig())
+	}
+	cluster := admin.Clusters[kctx.Cluster]
+	if cluster == nil {
+		return fmt.Errorf("%s: context %s names no cluster", f.HubKubeconfig(), admin.CurrentContext)
+	}
+	cfg := clientcmdapi.NewConfig()
+	cfg.Clusters["hub"] = cluster
+	cfg.AuthInfos[hubServiceAccount] = &clientcmdapi.AuthInfo{Token: strings.TrimSpace(token)}
+	cfg.Contexts["hub"] = &clientcmdapi.Context{Cluster: "hub", AuthInfo: hubServiceAccount, Namespace: hubNamespace}
+	cfg.CurrentContext = "hub"
+	return clientcmd.WriteToFile(*cfg, f.HubServiceAccountKubeconfig())
+}
+
+// startHub runs the hub binary as a local process with the ServiceAccount's
+// kubeconfig and waits until it reports ready.
+func (f *Fleet) startHub(ctx context.Context, st *State) error {
+	if err := f.writeServiceAccountKubeconfig(ctx); err != nil {
+		return err
+	}
+	var err error
+	if st.HubTunnelAddress, err = freeAddress(); err != nil {
+		return err
+	}
+	if st.HubMetricsAddress, err = freeAddress(); err != nil {
+		return err
+	}
+	if st.HubHealthAddress, err = freeAddress(); err != nil {
+		return err
+	}
+	args := append([]string{
+		"--kubeconfig", f.HubServiceAccountKubeconfig(),
+		"--namespace", hubNamespace,
+		"--replica-name", "localfleet-hub-0",
+		"--tunnel-bind-address", st.HubTunnelAddress,
+		"--metrics-bind-address", st.HubMetricsAddress,
+		"--health-probe-bind-address", st.HubHealthAddress,
+	}, f.opts.HubArgs...)
+	p, err := startProcess(filepath.Join(f.bin, "hub"), args, filepath.Join(f.LogDir(), "hub.log"), nil)
+	if err != nil {
+		return err
+	}
+	st.Processes["hub"] = p
+	if err := f.saveState(st); err != nil {
+		return err
+	}
+	return waitFor(ctx, 60*time.Second, func() error {
+		if !p.running() {
+			return fmt.Errorf("the hub exited; see %s", p.LogFile)
+		}
+		resp, err := http.Get("http://" + st.HubHealthAddress + "/readyz")
+		if err != nil {
+			return err
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("hub /readyz answered %s", resp.Status)
+		}
+		return nil
+	})
+}

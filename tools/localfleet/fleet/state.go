@@ -1,0 +1,74 @@
+package fleet
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// State records what Up made, so that Down (possibly in another process) removes
+// exactly that.
+type State struct {
+	// Clusters are the kwok cluster names, hub first.
+	Clusters []string `json:"clusters"`
+	// Processes are the local processes started, keyed by role ("hub", "agent/member-1").
+	Processes map[string]Process `json:"processes"`
+	// HubTunnelAddress is where agents dial the hub.
+	HubTunnelAddress string `json:"hubTunnelAddress,omitempty"`
+	// HubMetricsAddress and HubHealthAddress are the hub's HTTP endpoints.
+	HubMetricsAddress string `json:"hubMetricsAddress,omitempty"`
+	HubHealthAddress  string `json:"hubHealthAddress,omitempty"`
+	// Members are the member names in order, with the labels they joined with.
+	Members []Member `json:"members"`
+}
+
+// Member is one member cluster of the fleet.
+type Member struct {
+	Name   string            `json:"name"`
+	Labels map[string]string `json:"labels,omitempty"`
+}
+
+// Process is a local process started by the fleet.
+type Process struct {
+	PID     int      `json:"pid"`
+	Binary  string   `json:"binary"`
+	Args    []string `json:"args"`
+	LogFile string   `json:"logFile"`
+}
+
+func (f *Fleet) statePath() string { return filepath.Join(f.opts.Dir, "state.json") }
+
+func (f *Fleet) loadState() (*State, error) {
+	data, err := os.ReadFile(f.statePath())
+	if errors.Is(err, os.ErrNotExist) {
+		return &State{Processes: map[string]Process{}}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("failed to read the fleet state: %w", err)
+	}
+	st := &State{}
+	if err := json.Unmarshal(data, st); err != nil {
+		return nil, fmt.Errorf("failed to parse the fleet state %s: %w", f.statePath(), err)
+	}
+	if st.Processes == nil {
+		st.Processes = map[string]Process{}
+	}
+	return st, nil
+}
+
+func (f *Fleet) saveState(st *State) error {
+	data, err := json.MarshalIndent(st, "", "  ")
+	if err != nil {
+		return fmt.Errorf("failed to encode the fleet state: %w", err)
+	}
+	if err := os.MkdirAll(f.opts.Dir, 0o755); err != nil {
+		return fmt.Errorf("failed to create %s: %w", f.opts.Dir, err)
+	}
+	tmp := f.statePath() + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return fmt.Errorf("failed to write the fleet state: %w", err)
+	}
+	return os.Rename(tmp, f.statePath())
+}

@@ -1,0 +1,104 @@
+// Command localfleet brings up a whole Flotilla fleet on one machine: kwok clusters
+// for the hub and its members, the hub installed from manifests/hub and run with
+// its ServiceAccount's token, and (once joined) an agent per member.
+//
+//	go run ./tools/localfleet up --members 3 [--labels member-1=env=dev,zone=eu]
+//	go run ./tools/localfleet down
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/flotilla-io/flotilla/tools/localfleet/fleet"
+)
+
+func main() {
+	// Interrupting `up` still cleans up: the context ends and Up removes what it made.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := newCommand().ExecuteContext(ctx)
+	stop()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "localfleet: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+func newCommand() *cobra.Command {
+	var dir string
+	root := &cobra.Command{
+		Use:           "localfleet",
+		Short:         "Run a local Flotilla fleet on kwok clusters",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.PersistentFlags().StringVar(&dir, "dir", "", "Folder for the fleet's files (default: .localfleet in the repository)")
+
+	var members int
+	var labels []string
+	up := &cobra.Command{
+		Use:   "up",
+		Short: "Create the hub and member clusters, install and start the hub",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			memberLabels, err := parseLabels(labels)
+			if err != nil {
+				return err
+			}
+			f, err := fleet.New(fleet.Options{Dir: dir, Members: members, MemberLabels: memberLabels})
+			if err != nil {
+				return err
+			}
+			return f.Up(cmd.Context())
+		},
+	}
+	up.Flags().IntVar(&members, "members", 3, "Number of member clusters (member-1..N)")
+	up.Flags().StringArrayVar(&labels, "labels", nil, "Labels of a member, as member-1=env=dev,zone=eu (repeatable)")
+
+	down := &cobra.Command{
+		Use:   "down",
+		Short: "Remove every process, cluster and file the fleet made (safe to repeat)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			f, err := fleet.New(fleet.Options{Dir: dir})
+			if err != nil {
+				return err
+			}
+			if err := f.Down(cmd.Context()); err != nil {
+				return err
+			}
+			fmt.Println("fleet is down")
+			return nil
+		},
+	}
+	root.AddCommand(up, down)
+	return root
+}
+
+// parseLabels turns ["member-1=env=dev,zone=eu"] into {"member-1": {"env": "dev", "zone": "eu"}}.
+func parseLabels(flags []string) (map[string]map[string]string, error) {
+	out := map[string]map[string]string{}
+	for _, flag := range flags {
+		member, rest, ok := strings.Cut(flag, "=")
+		if !ok || member == "" || rest == "" {
+			return nil, fmt.Errorf("--labels %q: want MEMBER=key=value[,key=value]", flag)
+		}
+		if out[member] == nil {
+			out[member] = map[string]string{}
+		}
+		for _, kv := range strings.Split(rest, ",") {
+			k, v, ok := strings.Cut(kv, "=")
+			if !ok || k == "" {
+				return nil, fmt.Errorf("--labels %q: %q is not key=value", flag, kv)
+			}
+			out[member][k] = v
+		}
+	}
+	return out, nil
+}
