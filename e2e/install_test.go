@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +11,7 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
 	"github.com/flotilla-io/flotilla/e2e/framework"
@@ -66,14 +68,21 @@ func TestHubRunsWithItsServiceAccountAndLeastPrivilege(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// controller-runtime names the holder "<host name>_<uuid>"; the localfleet's
+	// hub pods are kwok fakes that run nothing, so the holder on this host is the
+	// hub process.
+	host, err := os.Hostname()
+	if err != nil {
+		t.Fatal(err)
+	}
 	var firstRenew time.Time
 	framework.Eventually(t, time.Minute, func() error {
 		lease := &coordinationv1.Lease{}
 		if err := hub.Get(ctx, types.NamespacedName{Namespace: "flotilla-system", Name: "flotilla-hub"}, lease); err != nil {
 			return err
 		}
-		if lease.Spec.HolderIdentity == nil || !strings.HasPrefix(*lease.Spec.HolderIdentity, "localfleet-hub-0") {
-			return fmt.Errorf("leader lease held by %v, want the localfleet hub", lease.Spec.HolderIdentity)
+		if lease.Spec.HolderIdentity == nil || !strings.HasPrefix(*lease.Spec.HolderIdentity, host+"_") {
+			return fmt.Errorf("leader lease held by %q, want the hub process on %s", ptr.Deref(lease.Spec.HolderIdentity, ""), host)
 		}
 		renew := lease.Spec.RenewTime.Time
 		if firstRenew.IsZero() {

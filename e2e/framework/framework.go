@@ -16,6 +16,8 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
@@ -33,6 +35,10 @@ type Provider interface {
 	MemberKubeconfig(member string) string
 	// Members are the member cluster names.
 	Members() []string
+}
+
+func init() {
+	ctrllog.SetLogger(zap.New(zap.WriteTo(os.Stderr)))
 }
 
 // Scheme has every type the suites read.
