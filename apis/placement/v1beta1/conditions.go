@@ -127,6 +127,9 @@ const (
 	// ReasonNotTakenOver (False): a resource already exists on the member cluster and
 	// the apply strategy's whenToTakeOver refused to take it over.
 	ReasonNotTakenOver = "NotTakenOver"
+	// ReasonReportedDiff (False): the apply strategy is ReportDiff, so nothing was
+	// applied; the diff details list how the member differs from the hub.
+	ReasonReportedDiff = "ReportedDiff"
 	// ReasonApplyPending (Unknown): the agent has not yet applied the latest Works.
 	ReasonApplyPending = "ApplyPending"
 	// ReasonAgentDisconnected (Unknown): the cluster's agent is not connected, so the
@@ -149,6 +152,9 @@ const (
 	// ReasonNotAvailableYet (False): some resources are not available yet; the failed
 	// placements list them.
 	ReasonNotAvailableYet = "NotAvailableYet"
+	// ReasonNotApplied (Unknown): the resource (or, for a Work, some resource) is
+	// not applied, so its availability is not tracked.
+	ReasonNotApplied = "NotApplied"
 )
 
 // Valid reports whether a ClusterResourcePlacementEviction can be carried out.

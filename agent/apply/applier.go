@@ -1,0 +1,408 @@
+/*
+Copyright 2026 The Flotilla Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package apply
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/restmapper"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+
+	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+)
+
+// Applier applies Works on one member cluster. It is safe for concurrent use; calls
+// for the same Work are serialised.
+type Applier struct {
+	opts    Options
+	dynamic dynamic.Interface
+	// mapper maps kinds to resources from the member's discovery; it is reset when a
+	// kind is not found, so that kinds added since (CRDs) are found.
+	mapper *restmapper.DeferredDiscoveryRESTMapper
+
+	locks keyedLocks
+
+	mu sync.Mutex
+	// last holds, per Work name, what the last Apply found; Status starts from it.
+	last map[string]lastApply
+}
+
+// lastApply is what an Apply found for a Work.
+type lastApply struct {
+	// hash is the SpecHash of the spec applied.
+	hash string
+	// results are the manifests' Applied results, by ordinal, without objects.
+	results []result
+	// status is the status returned, the previous conditions of the next call.
+	status placementv1beta1.WorkStatus
+}
+
+// New returns an Applier for the member cluster that cfg connects to.
+func New(cfg *rest.Config, opts Options) (*Applier, error) {
+	opts.setDefaults()
+	httpClient, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("failed to create the HTTP client of the member cluster: %w", err)
+	}
+	dyn, err := dynamic.NewForConfigAndClient(cfg, httpClient)
+	if err != nil {
+		return nil, fmt.Errorf("failed to create the dynamic client of the member cluster: %w", err)
+	}
+	disc, err := discovery.NewDiscoveryClientForConfigAndClient(cfg, httpClient)
+	if err != nil {
+		return nil, fmt.Errorf("failed to create the discovery client of the member cluster: %w", err)
+	}
+	return &Applier{
+		opts:    opts,
+		dynamic: dyn,
+		mapper:  restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disc)),
+		last:    map[string]lastApply{},
+	}, nil
+}
+
+// Apply makes the member cluster match the Work. It applies every manifest (unless the
+// apply strategy is ReportDiff, when it only reports differences), deletes (or, with
+// delete strategy Abandon, lets go of) the objects an earlier spec of the Work applied
+// that it no longer lists, records what it applied, and returns the Work's status:
+// the Applied and Available conditions of the Work and of each manifest, observed at
+// work.Generation.
+//
+// Objects are applied with server-side apply; type ClientSideApply is applied that
+// way too. Fields other managers own are taken over (forced) when whenToTakeOver is
+// Always or serverSideApplyConfig.force is set. An object that exists but is not the
+// Work's (it lacks AnnotationWork with the Work's name) is taken over as
+// whenToTakeOver says: Always; IfNoDiff, only if applying would change nothing and,
+// with comparisonOption FullComparison, the member sets no field the manifest leaves
+// out; Never. An object with owner references is applied only with allowCoOwnership.
+//
+// A Work whose spec has not changed since an apply that applied everything is not
+// applied again, as long as its objects are still there and still the Work's; only
+// their availability is re-evaluated.
+//
+// Manifests that cannot be applied are reported in the status, not as an error. The
+// error is for what stops the Applier from doing its job (reading or writing the
+// record, cleaning up objects the Work no longer lists); the status returned with it
+// is still the best known.
+func (a *Applier) Apply(ctx context.Context, work *placementv1beta1.Work) (placementv1beta1.WorkStatus, error) {
+	unlock := a.locks.lock(work.Name)
+	defer unlock()
+	log := ctrllog.FromContext(ctx).WithValues("work", work.Name, "generation", work.Generation)
+	ctx = ctrllog.IntoContext(ctx, log)
+
+	s := &scope{work: work, hash: SpecHash(work), strategy: applyStrategyOf(work), manifests: decodeManifests(work)}
+	status, result, err := a.apply(ctx, s)
+	applyTotal.WithLabelValues(result).Inc()
+	if err != nil {
+		log.Error(err, "Apply of the Work did not complete", "result", result)
+	} else {
+		log.V(1).Info("Applied the Work", "result", result, "hash", s.hash)
+	}
+	return status, err
+}
+
+// scope carries what one Apply learns about a Work.
+type scope struct {
+	// work is the Work being applied.
+	work *placementv1beta1.Work
+	// hash is SpecHash(work).
+	hash string
+	// strategy is the Work's apply strategy with defaults filled in.
+	strategy placementv1beta1.ApplyStrategy
+	// manifests are the Work's manifests, decoded, by ordinal; apply resolves their
+	// mappings.
+	manifests []*manifest
+	// record is the Work's record before this apply; nil if there was none.
+	record *Record
+	// results are what happened to each manifest, by ordinal.
+	results []result
+	// rediscovered is set once discovery was refreshed for a kind it did not know
+	// (resolve); it is refreshed at most once per scope, besides waiting for the
+	// Work's CRDs.
+	rediscovered bool
+}
+
+func (a *Applier) apply(ctx context.Context, s *scope) (placementv1beta1.WorkStatus, string, error) {
+	rec, err := a.getRecord(ctx, s.work.Name)
+	if err != nil {
+		return a.pendingStatus(s, err.Error()), resultFailed, err
+	}
+	s.record = rec
+
+	if s.strategy.Type == placementv1beta1.ApplyStrategyTypeReportDiff {
+		s.results = a.reportDiffs(ctx, s)
+		// Nothing changed on the member: the objects applied before stay the Work's.
+		next := &Record{WorkName: s.work.Name, Hash: s.hash, DeletePolicy: deletePolicyOf(s.work)}
+		if rec != nil {
+			next.Applied = rec.Applied
+		}
+		err := a.saveRecord(ctx, rec, next)
+		return a.finish(s), resultReported, err
+	}
+
+	if rec != nil && rec.Hash == s.hash && rec.AllApplied {
+		if results, ok := a.unchanged(ctx, s); ok {
+			s.results = results
+			return a.finish(s), resultUnchanged, nil
+		}
+	}
+
+	stored, err := a.guardRecord(ctx, s)
+	if err != nil {
+		return a.pendingStatus(s, err.Error()), resultFailed, err
+	}
+	s.results = a.applyAll(ctx, s)
+	next := &Record{WorkName: s.work.Name, Hash: s.hash, DeletePolicy: deletePolicyOf(s.work), AllApplied: allApplied(s.results)}
+	next.Applied = appliedRefs(s)
+	kept, removeErr := a.removeUnlisted(ctx, s)
+	next.Applied = append(next.Applied, kept...)
+	if removeErr != nil {
+		next.AllApplied = false
+	}
+	recordErr := a.saveRecord(ctx, stored, next)
+	status := a.finish(s)
+	if err := errors.Join(removeErr, recordErr); err != nil {
+		return status, resultFailed, err
+	}
+	if !next.AllApplied {
+		return status, resultFailed, nil
+	}
+	return status, resultApplied, nil
+}
+
+// guardRecord adds to the Work's record, before anything is applied, the objects the
+// Work lists that the record does not hold yet, so that an agent stopped in the middle
+// of an apply still knows, when the Work is removed, what it may have created. It
+// returns the record as stored.
+func (a *Applier) guardRecord(ctx context.Context, s *scope) (*Record, error) {
+	held := map[objectKey]bool{}
+	if s.record != nil {
+		for _, r := range s.record.Applied {
+			held[r.key()] = true
+		}
+	}
+	var added []ObjectRef
+	for _, m := range applyOrder(s.manifests) {
+		if k, ok := m.key(); ok && !held[k] {
+			held[k] = true
+			// The resource is not known before the kind is resolved; removal does
+			// not need it.
+			added = append(added, ObjectRef{Group: k.group, Version: m.gvk.Version, Kind: k.kind, Namespace: k.namespace, Name: k.name})
+		}
+	}
+	if len(added) == 0 {
+		return s.record, nil
+	}
+	guard := &Record{WorkName: s.work.Name, DeletePolicy: deletePolicyOf(s.work)}
+	if s.record != nil {
+		guard.Hash = s.record.Hash
+		guard.Applied = append(guard.Applied, s.record.Applied...)
+	}
+	guard.Applied = append(guard.Applied, added...)
+	if err := a.putRecord(ctx, guard); err != nil {
+		return nil, err
+	}
+	return guard, nil
+}
+
+// saveRecord writes next unless it is what prev already holds.
+func (a *Applier) saveRecord(ctx context.Context, prev, next *Record) error {
+	if next.equal(prev) {
+		return nil
+	}
+	return a.putRecord(ctx, next)
+}
+
+// finish builds the status of the Work from the results and remembers them for
+// Status.
+func (a *Applier) finish(s *scope) placementv1beta1.WorkStatus {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	status := buildStatus(s.work, s.manifests, s.results, a.previousStatus(s.work))
+	cached := make([]result, len(s.results))
+	for i, r := range s.results {
+		r.live = nil
+		cached[i] = r
+	}
+	a.last[s.work.Name] = lastApply{hash: s.hash, results: cached, status: status}
+	return status
+}
+
+// previousStatus returns the status whose conditions the next status starts from,
+// so that transition times only move when a status changes: the Work's own, or else
+// the one last returned. The caller holds a.mu.
+func (a *Applier) previousStatus(work *placementv1beta1.Work) placementv1beta1.WorkStatus {
+	if len(work.Status.Conditions) > 0 {
+		return work.Status
+	}
+	return a.last[work.Name].status
+}
+
+// pendingStatus is the status of a Work that could not be applied at all.
+func (a *Applier) pendingStatus(s *scope, message string) placementv1beta1.WorkStatus {
+	results := make([]result, len(s.manifests))
+	for i := range results {
+		results[i] = pending(message)
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return buildStatus(s.work, s.manifests, results, a.previousStatus(s.work))
+}
+
+// Status re-evaluates the availability of what the Work applied, without applying
+// anything, and returns the Work's status as Apply would. Manifests of a spec that
+// has not been applied are reported as ApplyPending. On error (the member could not
+// be read) the status is empty.
+func (a *Applier) Status(ctx context.Context, work *placementv1beta1.Work) (placementv1beta1.WorkStatus, error) {
+	unlock := a.locks.lock(work.Name)
+	defer unlock()
+	ctx = ctrllog.IntoContext(ctx, ctrllog.FromContext(ctx).WithValues("work", work.Name, "generation", work.Generation))
+
+	s := &scope{work: work, hash: SpecHash(work), strategy: applyStrategyOf(work), manifests: decodeManifests(work)}
+	a.mu.Lock()
+	last, ok := a.last[work.Name]
+	a.mu.Unlock()
+	if ok && last.hash == s.hash && len(last.results) == len(s.manifests) {
+		s.results = append([]result(nil), last.results...)
+	} else {
+		rec, err := a.getRecord(ctx, work.Name)
+		if err != nil {
+			return placementv1beta1.WorkStatus{}, err
+		}
+		s.results = resultsFromRecord(s, rec)
+	}
+
+	for i, m := range s.manifests {
+		if m.obj == nil {
+			continue
+		}
+		if s.results[i].applied != metav1.ConditionTrue {
+			// Only for the identifier: do not refresh discovery (at every poll) for
+			// kinds that may have failed to apply because they are unknown.
+			_ = a.lookup(ctx, m, false)
+			continue
+		}
+		err := a.lookup(ctx, m, true)
+		if isNoMatch(err) {
+			s.results[i].live = nil // its kind is gone, and so is the object
+			continue
+		}
+		if err != nil {
+			return placementv1beta1.WorkStatus{}, err
+		}
+		live, err := a.get(ctx, m)
+		if err != nil {
+			return placementv1beta1.WorkStatus{}, err
+		}
+		s.results[i].live = live
+	}
+
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	status := buildStatus(work, s.manifests, s.results, a.previousStatus(work))
+	if ok {
+		last.status = status
+		a.last[work.Name] = last
+	}
+	return status, nil
+}
+
+// get returns the object of a resolved manifest on the member, or nil if it does not
+// exist.
+func (a *Applier) get(ctx context.Context, m *manifest) (*unstructured.Unstructured, error) {
+	live, err := a.resourceOf(m).Get(ctx, m.obj.GetName(), metav1.GetOptions{})
+	if isNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("failed to get %s: %w", m.describe(), err)
+	}
+	return live, nil
+}
+
+func (a *Applier) resourceOf(m *manifest) dynamic.ResourceInterface {
+	return a.dynamic.Resource(m.mapping.Resource).Namespace(m.obj.GetNamespace())
+}
+
+// Remove removes what the Applier applied for the named Work: it deletes the objects
+// that still carry the Work's annotation (or, if the Work's delete strategy was
+// Abandon when it was last applied, leaves them and takes the annotation off), then
+// the Work's record. A Work without a record is already removed. Objects that could
+// not be removed stay in the record, for the next Remove.
+func (a *Applier) Remove(ctx context.Context, workName string) error {
+	unlock := a.locks.lock(workName)
+	defer unlock()
+	log := ctrllog.FromContext(ctx).WithValues("work", workName)
+	ctx = ctrllog.IntoContext(ctx, log)
+
+	rec, err := a.getRecord(ctx, workName)
+	if err != nil {
+		return err
+	}
+	if rec != nil {
+		if err := a.removeAll(ctx, rec); err != nil {
+			return err
+		}
+		if err := a.deleteRecord(ctx, workName); err != nil {
+			return err
+		}
+		log.V(1).Info("Removed the Work", "deletePolicy", rec.DeletePolicy, "objects", len(rec.Applied))
+	}
+	a.mu.Lock()
+	delete(a.last, workName)
+	a.mu.Unlock()
+	return nil
+}
+
+// Inventory lists the Works the member holds, from their records, sorted by name.
+func (a *Applier) Inventory(ctx context.Context) ([]Record, error) {
+	return a.listRecords(ctx)
+}
+
+// applyStrategyOf returns the Work's apply strategy with the defaults filled in.
+func applyStrategyOf(work *placementv1beta1.Work) placementv1beta1.ApplyStrategy {
+	var s placementv1beta1.ApplyStrategy
+	if work.Spec.ApplyStrategy != nil {
+		s = *work.Spec.ApplyStrategy
+	}
+	if s.Type == "" {
+		s.Type = placementv1beta1.ApplyStrategyTypeServerSideApply
+	}
+	if s.WhenToTakeOver == "" {
+		s.WhenToTakeOver = placementv1beta1.WhenToTakeOverAlways
+	}
+	if s.ComparisonOption == "" {
+		s.ComparisonOption = placementv1beta1.PartialComparison
+	}
+	return s
+}
+
+// deletePolicyOf returns the Work's delete propagation policy, Delete by default.
+func deletePolicyOf(work *placementv1beta1.Work) placementv1beta1.DeletePropagationPolicy {
+	if work.Spec.DeleteStrategy != nil && work.Spec.DeleteStrategy.PropagationPolicy != "" {
+		return work.Spec.DeleteStrategy.PropagationPolicy
+	}
+	return placementv1beta1.DeletePropagationPolicyDelete
+}

@@ -1,0 +1,40 @@
+/*
+Copyright 2026 The Flotilla Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package apply
+
+// AnnotationWork is put on every object the Applier applies; it holds the name of the
+// Work that applied it. An object is deleted for a Work only while it still carries
+// that Work's name here.
+const AnnotationWork = "placement.flotilla.io/work"
+
+// Labels of the record ConfigMaps.
+const (
+	labelManagedBy      = "app.kubernetes.io/managed-by"
+	labelComponent      = "app.kubernetes.io/component"
+	managedByAgent      = "flotilla-agent"
+	componentWorkRecord = "work-record"
+)
+
+// maxDiffs is how many differing fields a DiffDetails lists at most (the API allows
+// 100), and maxDiffValue how long a value in one may be.
+const (
+	maxDiffs     = 100
+	maxDiffValue = 256
+)
+
+// maxMessage bounds condition messages (the API allows 32768 bytes).
+const maxMessage = 4096

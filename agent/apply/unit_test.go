@@ -1,0 +1,309 @@
+/*
+Copyright 2026 The Flotilla Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package apply
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+)
+
+func workWithRaw(raw ...string) *placementv1beta1.Work {
+	w := &placementv1beta1.Work{}
+	for _, r := range raw {
+		w.Spec.Workload.Manifests = append(w.Spec.Workload.Manifests, placementv1beta1.Manifest{RawExtension: runtime.RawExtension{Raw: []byte(r)}})
+	}
+	return w
+}
+
+func TestSpecHash(t *testing.T) {
+	base := SpecHash(workWithRaw(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"},"data":{"x":"1","y":"2"}}`))
+	tests := []struct {
+		name     string
+		work     *placementv1beta1.Work
+		wantSame bool
+	}{
+		{
+			name:     "keys in another order and other whitespace hash the same",
+			work:     workWithRaw("{\n  \"kind\": \"ConfigMap\", \"data\": {\"y\":\"2\", \"x\":\"1\"},\n \"metadata\":{\"name\":\"a\"}, \"apiVersion\":\"v1\"}"),
+			wantSame: true,
+		},
+		{
+			name:     "a changed value hashes differently",
+			work:     workWithRaw(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"},"data":{"x":"1","y":"3"}}`),
+			wantSame: false,
+		},
+		{
+			name: "a different apply strategy hashes differently",
+			work: func() *placementv1beta1.Work {
+				w := workWithRaw(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"},"data":{"x":"1","y":"2"}}`)
+				w.Spec.ApplyStrategy = &placementv1beta1.ApplyStrategy{WhenToTakeOver: placementv1beta1.WhenToTakeOverNever}
+				return w
+			}(),
+			wantSame: false,
+		},
+		{
+			name: "the metadata and status of the Work do not count",
+			work: func() *placementv1beta1.Work {
+				w := workWithRaw(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"},"data":{"x":"1","y":"2"}}`)
+				w.Name, w.Generation = "other", 7
+				w.Status.Conditions = append(w.Status.Conditions, w.Status.Conditions...)
+				return w
+			}(),
+			wantSame: true,
+		},
+		{
+			name: "a manifest given as an object hashes like its JSON",
+			work: func() *placementv1beta1.Work {
+				obj := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "a"}, "data": map[string]any{"x": "1", "y": "2"}}}
+				w := &placementv1beta1.Work{}
+				w.Spec.Workload.Manifests = []placementv1beta1.Manifest{{RawExtension: runtime.RawExtension{Object: obj}}}
+				return w
+			}(),
+			wantSame: true,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := SpecHash(tt.work)
+			if (got == base) != tt.wantSame {
+				t.Errorf("SpecHash() = %s, base %s; want same = %v", got, base, tt.wantSame)
+			}
+			if len(got) != 64 {
+				t.Errorf("SpecHash() = %q, want 64 hex digits", got)
+			}
+		})
+	}
+	if a, b := SpecHash(workWithRaw(`{not json`)), SpecHash(workWithRaw(`{not json`)); a != b {
+		t.Errorf("SpecHash() of a spec with invalid JSON is not stable: %s, %s", a, b)
+	}
+}
+
+func TestDiffs(t *testing.T) {
+	cm := func(fields map[string]any) *unstructured.Unstructured {
+		o := map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "a", "resourceVersion": "5", "managedFields": []any{}}}
+		for k, v := range fields {
+			o[k] = v
+		}
+		return &unstructured.Unstructured{Object: o}
+	}
+	tests := []struct {
+		name      string
+		hub, live *unstructured.Unstructured
+		changed   []placementv1beta1.PatchDetail
+		extra     []placementv1beta1.PatchDetail
+	}{
+		{
+			name:    "equal objects do not differ",
+			hub:     cm(map[string]any{"data": map[string]any{"k": "v"}}),
+			live:    cm(map[string]any{"data": map[string]any{"k": "v"}}),
+			changed: nil,
+		},
+		{
+			name:    "a changed value, a missing key and an extra key are all changes",
+			hub:     cm(map[string]any{"data": map[string]any{"k": "new", "add": "x"}}),
+			live:    cm(map[string]any{"data": map[string]any{"k": "old", "extra": "y"}}),
+			changed: []placementv1beta1.PatchDetail{{Path: "/data/add", ValueInHub: "x"}, {Path: "/data/extra", ValueInMember: "y"}, {Path: "/data/k", ValueInHub: "new", ValueInMember: "old"}},
+			extra:   []placementv1beta1.PatchDetail{{Path: "/data/extra", ValueInMember: "y"}},
+		},
+		{
+			name: "lists of the same length are compared by element, others as a whole",
+			hub:  cm(map[string]any{"spec": map[string]any{"a": []any{"x", "y"}, "b": []any{int64(1)}}}),
+			live: cm(map[string]any{"spec": map[string]any{"a": []any{"x", "z"}, "b": []any{int64(1), int64(2)}}}),
+			changed: []placementv1beta1.PatchDetail{
+				{Path: "/spec/a/1", ValueInHub: "y", ValueInMember: "z"},
+				{Path: "/spec/b", ValueInHub: "[1]", ValueInMember: "[1,2]"},
+			},
+		},
+		{
+			name: "the Applier's annotation, bookkeeping and status are ignored, other annotations are not",
+			hub: func() *unstructured.Unstructured {
+				o := cm(map[string]any{"status": map[string]any{"x": "1"}})
+				o.SetAnnotations(map[string]string{AnnotationWork: "w", "team/owner": "a"})
+				o.SetResourceVersion("9")
+				return o
+			}(),
+			live: func() *unstructured.Unstructured {
+				o := cm(nil)
+				o.SetAnnotations(map[string]string{"team/owner": "b"})
+				return o
+			}(),
+			changed: []placementv1beta1.PatchDetail{{Path: "/metadata/annotations/team~1owner", ValueInHub: "a", ValueInMember: "b"}},
+		},
+		{
+			name: "fields set only on the member are extra, labels included",
+			hub:  cm(map[string]any{"data": map[string]any{"k": "v"}}),
+			live: func() *unstructured.Unstructured {
+				o := cm(map[string]any{"data": map[string]any{"k": "v"}, "binaryData": map[string]any{}})
+				o.SetLabels(map[string]string{"l": "1"})
+				return o
+			}(),
+			extra: []placementv1beta1.PatchDetail{{Path: "/binaryData", ValueInMember: "{}"}, {Path: "/metadata/labels/l", ValueInMember: "1"}},
+			changed: []placementv1beta1.PatchDetail{
+				{Path: "/binaryData", ValueInMember: "{}"},
+				{Path: "/metadata/labels", ValueInMember: `{"l":"1"}`},
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.changed, changedPaths(tt.live, tt.hub)); diff != "" {
+				t.Errorf("changedPaths() mismatch (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.extra, extraPaths(tt.hub, tt.live)); diff != "" {
+				t.Errorf("extraPaths() mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestMergeDiffsSortsDeduplicatesAndCaps(t *testing.T) {
+	var many []placementv1beta1.PatchDetail
+	for i := 0; i < 150; i++ {
+		many = append(many, placementv1beta1.PatchDetail{Path: "/data/" + strings.Repeat("k", 1+i%150)})
+	}
+	got, total := mergeDiffs(many, many[:10])
+	if total != 150 || len(got) != maxDiffs {
+		t.Errorf("mergeDiffs() kept %d of %d, want %d of 150", len(got), total, maxDiffs)
+	}
+	if got[0].Path != "/data/k" {
+		t.Errorf("mergeDiffs() first = %q, want the smallest path", got[0].Path)
+	}
+}
+
+func TestFormatValueCutsLongValues(t *testing.T) {
+	long := strings.Repeat("é", 400)
+	got := formatValue(long)
+	if len(got) > maxDiffValue || !strings.HasSuffix(got, "...") {
+		t.Errorf("formatValue() of a long string = %d bytes %q..., want at most %d ending in ...", len(got), got[:10], maxDiffValue)
+	}
+	if got := formatValue(map[string]any{"b": int64(1), "a": true}); got != `{"a":true,"b":1}` {
+		t.Errorf("formatValue() of a map = %q", got)
+	}
+}
+
+func TestRecordName(t *testing.T) {
+	tests := []struct {
+		name string
+		work string
+		want string
+	}{
+		{name: "a short Work name is prefixed", work: "crp-1-work", want: "work-crp-1-work"},
+		{name: "a long Work name is cut and hashed", work: strings.Repeat("a", 253), want: "work-" + strings.Repeat("a", 231) + "-"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := recordName(tt.work)
+			if !strings.HasPrefix(got, tt.want) {
+				t.Errorf("recordName() = %q, want prefix %q", got, tt.want)
+			}
+			if errs := validation.IsDNS1123Subdomain(got); len(errs) > 0 {
+				t.Errorf("recordName() = %q is not a valid name: %v", got, errs)
+			}
+		})
+	}
+	if recordName(strings.Repeat("a", 253)) == recordName(strings.Repeat("a", 252)+"b") {
+		t.Errorf("recordName() of two long names is the same")
+	}
+}
+
+func TestRecordRoundTripsThroughItsConfigMap(t *testing.T) {
+	want := &Record{
+		WorkName: "w", Hash: "abc", DeletePolicy: placementv1beta1.DeletePropagationPolicyAbandon, AllApplied: true,
+		Applied: []ObjectRef{{Group: "apps", Version: "v1", Kind: "Deployment", Resource: "deployments", Namespace: "ns", Name: "d"}},
+	}
+	cm, err := want.configMap("flotilla-system")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := recordFromConfigMap(cm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("record round trip mismatch (-want +got):\n%s", diff)
+	}
+	if !want.equal(got) {
+		t.Errorf("equal() is false for equal records")
+	}
+}
+
+func TestRegisterTwiceWithOneRegistry(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	if err := Register(reg); err != nil {
+		t.Fatalf("Register() failed: %v", err)
+	}
+	if err := Register(reg); err != nil {
+		t.Fatalf("second Register() failed: %v", err)
+	}
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range families {
+		names = append(names, f.GetName())
+	}
+	if diff := cmp.Diff([]string{"flotilla_agent_apply_total", "flotilla_agent_manifests_removed_total"}, names); diff != "" {
+		t.Errorf("registered metrics mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestApplyOrderPutsNamespacesThenCRDsFirst(t *testing.T) {
+	w := workWithRaw(
+		`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","namespace":"n"}}`,
+		`{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"c"}}`,
+		`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"n"}}`,
+		`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d","namespace":"n"}}`,
+		`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"m"}}`,
+	)
+	var got []int
+	for _, m := range applyOrder(decodeManifests(w)) {
+		got = append(got, m.ordinal)
+	}
+	if diff := cmp.Diff([]int{2, 4, 1, 0, 3}, got); diff != "" {
+		t.Errorf("applyOrder() mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestDecodeManifestStripsWhatMustNotBeApplied(t *testing.T) {
+	w := workWithRaw(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","namespace":"n","resourceVersion":"1","uid":"u","creationTimestamp":"2020-01-01T00:00:00Z","generation":3,"managedFields":[{"manager":"x"}],"ownerReferences":[{"apiVersion":"placement.flotilla.io/v1beta1","kind":"Work","name":"w","uid":"u"}],"labels":{"l":"1"}},"data":{"k":"v"},"status":{"x":1}}`,
+		`{"kind":"ConfigMap","metadata":{"name":"a"}}`,
+		`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"generateName":"a-"}}`,
+	)
+	ms := decodeManifests(w)
+	want := map[string]any{
+		"apiVersion": "v1", "kind": "ConfigMap",
+		"metadata": map[string]any{"name": "a", "namespace": "n", "labels": map[string]any{"l": "1"}},
+		"data":     map[string]any{"k": "v"},
+	}
+	if diff := cmp.Diff(want, ms[0].obj.Object); diff != "" {
+		t.Errorf("decoded manifest mismatch (-want +got):\n%s", diff)
+	}
+	for i, wantErr := range map[int]string{1: "apiVersion is not set", 2: "metadata.name is not set; metadata.generateName is not supported"} {
+		if ms[i].err == nil || !strings.HasSuffix(ms[i].err.Error(), wantErr) {
+			t.Errorf("manifest %d error = %v, want %q", i, ms[i].err, wantErr)
+		}
+	}
+}

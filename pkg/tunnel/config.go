@@ -1,0 +1,202 @@
+package tunnel
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"net"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/hashicorp/yamux"
+)
+
+// Defaults for the options below. They are local policy, not part of the
+// wire protocol.
+const (
+	// DefaultHandshakeTimeout bounds connection setup: TCP dial, TLS
+	// handshake and the tunnel handshake (streams, Hello, HelloAck).
+	DefaultHandshakeTimeout = 15 * time.Second
+	// DefaultHeartbeatPeriod is the heartbeat period the hub announces in
+	// HelloAck unless configured otherwise.
+	DefaultHeartbeatPeriod = 10 * time.Second
+
+	// refusalLinger is how long a hub that refused a session waits for the
+	// agent to hang up before closing, so that the HelloAck is not lost to a
+	// connection reset.
+	refusalLinger = 2 * time.Second
+	// goodbyeTimeout bounds sending Goodbye in CloseWithReason.
+	goodbyeTimeout = time.Second
+)
+
+// ClientOptions configure the agent's side of a session.
+type ClientOptions struct {
+	// Hello is sent to the hub. ClusterName is required. ProtocolVersion
+	// defaults to ProtocolVersion and MaxFrameSize to the MaxFrameSize below.
+	Hello Hello
+
+	// MaxFrameSize is the largest payload the agent accepts. Default
+	// DefaultMaxFrameSize; at most MaxFrameSizeLimit.
+	MaxFrameSize uint32
+
+	// HandshakeTimeout bounds connection setup (for Dial: TCP, TLS and the
+	// tunnel handshake). Default DefaultHandshakeTimeout.
+	HandshakeTimeout time.Duration
+
+	// YamuxConfig tunes the yamux session. It is copied; if it sets neither
+	// Logger nor LogOutput, yamux logs go to Logger at V(1). Default
+	// yamux.DefaultConfig().
+	YamuxConfig *yamux.Config
+
+	// Logger receives the session's logs. Default: the logger in the
+	// context passed to Dial or ClientHandshake, else none.
+	Logger logr.Logger
+
+	// Metrics records frame and handshake metrics. Default nil (none).
+	Metrics *Metrics
+}
+
+// DialOptions configure Dial.
+type DialOptions struct {
+	// Address is the hub's host:port. Required.
+	Address string
+
+	// TLSConfig carries the agent's client certificate and the hub CA. It is
+	// copied; NextProtos is set to ALPNTunnel and ServerName defaults to the
+	// host of Address. Required.
+	TLSConfig *tls.Config
+
+	// DialContext opens the TCP connection. Default: a net.Dialer.
+	DialContext func(ctx context.Context, network, address string) (net.Conn, error)
+
+	ClientOptions
+}
+
+// AuthorizeFunc decides whether the hub accepts a session. hello has passed
+// validation and carries this hub's protocol version; peer is the leaf of the
+// verified client certificate chain, or nil when the connection is not TLS or
+// the client presented no verified certificate. ctx is bounded by the
+// handshake timeout.
+//
+// To refuse, return an error: its text is sent to the agent as
+// HelloAck.Reason, so it must not reveal secrets. Otherwise the session is
+// accepted; the returned HelloAck may set HeartbeatPeriodSeconds, HubReplica
+// and MaxFrameSize (zero fields take the ServerOptions values) and its
+// Accepted and Reason fields are ignored.
+type AuthorizeFunc func(ctx context.Context, hello Hello, peer *x509.Certificate) (HelloAck, error)
+
+// ServerOptions configure the hub's side of a session.
+type ServerOptions struct {
+	// Authorize decides whether to accept a session. Default
+	// AuthorizeByCertificate: the verified client certificate's CommonName
+	// must equal Hello.ClusterName.
+	Authorize AuthorizeFunc
+
+	// HeartbeatPeriod is announced in HelloAck.HeartbeatPeriodSeconds.
+	// Default DefaultHeartbeatPeriod.
+	HeartbeatPeriod time.Duration
+
+	// ReplicaName is announced in HelloAck.HubReplica. Default empty.
+	ReplicaName string
+
+	// MaxFrameSize is the largest payload the hub accepts. Default
+	// DefaultMaxFrameSize; at most MaxFrameSizeLimit.
+	MaxFrameSize uint32
+
+	// HandshakeTimeout bounds the tunnel handshake (streams, Hello,
+	// Authorize, HelloAck); the TLS handshake is the caller's (or Server's).
+	// Default DefaultHandshakeTimeout.
+	HandshakeTimeout time.Duration
+
+	// YamuxConfig tunes the yamux session, as in ClientOptions.
+	YamuxConfig *yamux.Config
+
+	// Logger receives the session's logs. Default: the logger in the
+	// context passed to ServeConn, else none.
+	Logger logr.Logger
+
+	// Metrics records frame and handshake metrics. Default nil (none).
+	Metrics *Metrics
+}
+
+// AuthorizeByCertificate is the default AuthorizeFunc: it accepts a session
+// whose verified client certificate names the cluster in Hello (see
+// VerifyPeerIdentity).
+func AuthorizeByCertificate(_ context.Context, hello Hello, peer *x509.Certificate) (HelloAck, error) {
+	return HelloAck{}, VerifyPeerIdentity(hello, peer)
+}
+
+// VerifyPeerIdentity checks that peer, the verified client certificate, is
+// the identity of hello.ClusterName: its Subject CommonName must equal the
+// cluster name. The error matches ErrIdentityMismatch.
+func VerifyPeerIdentity(hello Hello, peer *x509.Certificate) error {
+	if peer == nil {
+		return fmt.Errorf("%w: no verified client certificate", ErrIdentityMismatch)
+	}
+	if cn := peer.Subject.CommonName; cn != hello.ClusterName {
+		return fmt.Errorf("%w: client certificate is for %q but hello names cluster %q", ErrIdentityMismatch, cn, hello.ClusterName)
+	}
+	return nil
+}
+
+func (o ClientOptions) complete(ctx context.Context) (ClientOptions, error) {
+	if o.Hello.ClusterName == "" {
+		return o, fmt.Errorf("%w: Hello.ClusterName is required", ErrInvalidMessage)
+	}
+	o.MaxFrameSize = clampMaxFrameSize(o.MaxFrameSize)
+	if o.Hello.ProtocolVersion == 0 {
+		o.Hello.ProtocolVersion = ProtocolVersion
+	}
+	if o.Hello.MaxFrameSize == 0 {
+		o.Hello.MaxFrameSize = o.MaxFrameSize
+	}
+	if o.HandshakeTimeout <= 0 {
+		o.HandshakeTimeout = DefaultHandshakeTimeout
+	}
+	if o.Logger.GetSink() == nil {
+		o.Logger = logr.FromContextOrDiscard(ctx)
+	}
+	o.YamuxConfig = completeYamuxConfig(o.YamuxConfig, o.Logger)
+	return o, nil
+}
+
+func (o ServerOptions) complete(ctx context.Context) ServerOptions {
+	if o.Authorize == nil {
+		o.Authorize = AuthorizeByCertificate
+	}
+	if o.HeartbeatPeriod <= 0 {
+		o.HeartbeatPeriod = DefaultHeartbeatPeriod
+	}
+	o.MaxFrameSize = clampMaxFrameSize(o.MaxFrameSize)
+	if o.HandshakeTimeout <= 0 {
+		o.HandshakeTimeout = DefaultHandshakeTimeout
+	}
+	if o.Logger.GetSink() == nil {
+		o.Logger = logr.FromContextOrDiscard(ctx)
+	}
+	o.YamuxConfig = completeYamuxConfig(o.YamuxConfig, o.Logger)
+	return o
+}
+
+func completeYamuxConfig(cfg *yamux.Config, log logr.Logger) *yamux.Config {
+	if cfg == nil {
+		cfg = yamux.DefaultConfig()
+		cfg.LogOutput = nil
+	} else {
+		cfg = cfg.Clone()
+	}
+	if cfg.Logger == nil && cfg.LogOutput == nil {
+		cfg.Logger = yamuxLogger{log: log.WithName("yamux")}
+	}
+	return cfg
+}
+
+// yamuxLogger adapts logr to yamux's Logger. yamux logs connection-level
+// trouble (failed reads, keepalive timeouts) that the session also reports
+// through Err, so its lines go to V(1).
+type yamuxLogger struct{ log logr.Logger }
+
+func (l yamuxLogger) Print(v ...any)                 { l.log.V(1).Info(fmt.Sprint(v...)) }
+func (l yamuxLogger) Printf(format string, v ...any) { l.log.V(1).Info(fmt.Sprintf(format, v...)) }
+func (l yamuxLogger) Println(v ...any)               { l.log.V(1).Info(fmt.Sprint(v...)) }

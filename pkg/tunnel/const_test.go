@@ -1,0 +1,150 @@
+package tunnel
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// These tests pin the wire constants. If one fails, you changed the
+// protocol: bump ProtocolVersion and the ALPN names, update spec.md, and
+// only then update the test.
+
+func TestProtocolConstants(t *testing.T) {
+	got := map[string]any{
+		"ProtocolVersion":     ProtocolVersion,
+		"ALPNTunnel":          ALPNTunnel,
+		"ALPNJoin":            ALPNJoin,
+		"HeaderSize":          HeaderSize,
+		"DefaultMaxFrameSize": DefaultMaxFrameSize,
+		"MaxFrameSizeLimit":   MaxFrameSizeLimit,
+	}
+	want := map[string]any{
+		"ProtocolVersion":     uint8(1),
+		"ALPNTunnel":          "flotilla-tunnel/1",
+		"ALPNJoin":            "flotilla-join/1",
+		"HeaderSize":          8,
+		"DefaultMaxFrameSize": uint32(16 * 1024 * 1024),
+		"MaxFrameSizeLimit":   uint32(64 * 1024 * 1024),
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("protocol constants changed (-want +got):\n%s", diff)
+	}
+}
+
+func TestFrameTypeValues(t *testing.T) {
+	type pinned struct {
+		Number uint8
+		Name   string
+	}
+	got := map[FrameType]pinned{}
+	for ft := range frameSpecs {
+		got[ft] = pinned{uint8(ft), ft.String()}
+	}
+	want := map[FrameType]pinned{
+		FrameStreamOpen:    {0x01, "StreamOpen"},
+		FrameHello:         {0x02, "Hello"},
+		FrameHelloAck:      {0x03, "HelloAck"},
+		FrameHeartbeat:     {0x04, "Heartbeat"},
+		FrameHeartbeatAck:  {0x05, "HeartbeatAck"},
+		FrameGoodbye:       {0x06, "Goodbye"},
+		FrameWorkInventory: {0x10, "WorkInventory"},
+		FrameWorkUpsert:    {0x11, "WorkUpsert"},
+		FrameWorkDelete:    {0x12, "WorkDelete"},
+		FrameWorkSyncDone:  {0x13, "WorkSyncDone"},
+		FrameStatusReport:  {0x20, "StatusReport"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("frame types changed (-want +got):\n%s", diff)
+	}
+	if got, want := FrameType(0).String(), "FrameType(0)"; got != want {
+		t.Errorf("FrameType(0).String() = %q, want %q", got, want)
+	}
+	if got, want := FrameType(0xff).String(), "FrameType(255)"; got != want {
+		t.Errorf("FrameType(0xff).String() = %q, want %q", got, want)
+	}
+}
+
+func TestStreamKindValues(t *testing.T) {
+	type pinned struct {
+		Number uint8
+		Name   string
+		Valid  bool
+	}
+	var got []pinned
+	for _, k := range []StreamKind{0, StreamControl, StreamWork, StreamStatus, 4} {
+		got = append(got, pinned{uint8(k), k.String(), k.Valid()})
+	}
+	want := []pinned{
+		{0, "StreamKind(0)", false},
+		{1, "Control", true},
+		{2, "Work", true},
+		{3, "Status", true},
+		{4, "StreamKind(4)", false},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("stream kinds changed (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]StreamKind{StreamControl, StreamWork, StreamStatus}, streamKinds); diff != "" {
+		t.Errorf("stream open order changed (-want +got):\n%s", diff)
+	}
+}
+
+// TestFramePlacement pins where each frame may appear (spec.md, Messages).
+func TestFramePlacement(t *testing.T) {
+	type placement struct {
+		Stream    string
+		From      string
+		Handshake bool
+		Session   bool
+		Once      bool
+	}
+	got := map[string]placement{}
+	for ft, spec := range frameSpecs {
+		stream := "any"
+		if spec.stream != 0 {
+			stream = spec.stream.String()
+		}
+		got[ft.String()] = placement{stream, spec.from.String(), spec.phases&phaseHandshake != 0, spec.phases&phaseEstablished != 0, spec.once}
+	}
+	want := map[string]placement{
+		"StreamOpen":    {"any", "agent", true, false, false},
+		"Hello":         {"Control", "agent", true, false, false},
+		"HelloAck":      {"Control", "hub", true, false, false},
+		"Heartbeat":     {"Control", "agent", false, true, false},
+		"HeartbeatAck":  {"Control", "hub", false, true, false},
+		"Goodbye":       {"Control", "agent or hub", true, true, false},
+		"WorkInventory": {"Work", "agent", false, true, true},
+		"WorkUpsert":    {"Work", "hub", false, true, false},
+		"WorkDelete":    {"Work", "hub", false, true, false},
+		"WorkSyncDone":  {"Work", "hub", false, true, true},
+		"StatusReport":  {"Status", "agent", false, true, false},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("frame placement changed (-want +got):\n%s", diff)
+	}
+}
+
+func TestDefaults(t *testing.T) {
+	got := map[string]time.Duration{
+		"DefaultHandshakeTimeout":         DefaultHandshakeTimeout,
+		"DefaultHeartbeatPeriod":          DefaultHeartbeatPeriod,
+		"DefaultReconnectInitialInterval": DefaultReconnectInitialInterval,
+		"DefaultReconnectMaxInterval":     DefaultReconnectMaxInterval,
+		"DefaultReconnectResetAfter":      DefaultReconnectResetAfter,
+	}
+	want := map[string]time.Duration{
+		"DefaultHandshakeTimeout":         15 * time.Second,
+		"DefaultHeartbeatPeriod":          10 * time.Second,
+		"DefaultReconnectInitialInterval": 500 * time.Millisecond,
+		"DefaultReconnectMaxInterval":     30 * time.Second,
+		"DefaultReconnectResetAfter":      time.Minute,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("defaults changed (-want +got):\n%s", diff)
+	}
+	if DefaultReconnectMultiplier != 2 || DefaultReconnectRandomizationFactor != 0.5 {
+		t.Errorf("backoff factors changed: multiplier %v, randomization %v", DefaultReconnectMultiplier, DefaultReconnectRandomizationFactor)
+	}
+}

@@ -1,0 +1,146 @@
+package tunnel
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Metric label values. Every label has a small fixed set of values; there is
+// deliberately no cluster label, so the series count does not grow with the
+// fleet.
+const (
+	directionSent     = "sent"
+	directionReceived = "received"
+
+	handshakeAccepted = "accepted"
+	handshakeRefused  = "refused"
+	handshakeFailed   = "failed"
+)
+
+// frameErrorReasons maps the errors counted by
+// flotilla_tunnel_frame_errors_total to their reason label.
+var frameErrorReasons = []struct {
+	err    error
+	reason string
+}{
+	{ErrFrameTooLarge, "frame_too_large"},
+	{ErrUnsupportedVersion, "unsupported_version"},
+	{ErrUnknownFrameType, "unknown_frame_type"},
+	{ErrUnexpectedFrame, "unexpected_frame"},
+	{ErrShortHeader, "short_header"},
+	{ErrTruncatedFrame, "truncated_frame"},
+	{ErrMalformedPayload, "malformed_payload"},
+	// The stream errors are also invalid messages; they come first so that
+	// the more specific reason wins.
+	{ErrUnknownStreamKind, "unknown_stream_kind"},
+	{ErrDuplicateStream, "duplicate_stream"},
+	{ErrInvalidMessage, "invalid_message"},
+}
+
+// unexpectedStreamReason counts streams opened beyond the three of the
+// protocol; they are refused without closing the session.
+const unexpectedStreamReason = "unexpected_stream"
+
+// Metrics holds the tunnel's Prometheus collectors. Create it once per
+// process with NewMetrics and pass it in DialOptions or ServerOptions. A nil
+// *Metrics records nothing.
+type Metrics struct {
+	frames      *prometheus.CounterVec
+	bytes       *prometheus.CounterVec
+	frameErrors *prometheus.CounterVec
+	handshakes  *prometheus.CounterVec
+}
+
+// NewMetrics creates the tunnel collectors and registers them on reg (the
+// hub passes controller-runtime's metrics.Registry). A nil reg leaves them
+// unregistered. If they are already registered on reg (for example, hub and
+// agent in one test process), the registered collectors are reused.
+//
+// Collectors:
+//
+//	flotilla_tunnel_frames_total{stream,direction,type}   frames sent and received
+//	flotilla_tunnel_bytes_total{stream,direction}         bytes sent and received, headers included
+//	flotilla_tunnel_frame_errors_total{reason}            frames or streams rejected, by reason
+//	flotilla_tunnel_handshakes_total{side,result}         session handshakes: accepted, refused, failed
+func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
+	m := &Metrics{
+		frames: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "flotilla_tunnel_frames_total",
+			Help: "Tunnel frames sent and received, by stream kind, direction and frame type.",
+		}, []string{"stream", "direction", "type"}),
+		bytes: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "flotilla_tunnel_bytes_total",
+			Help: "Tunnel frame bytes (headers included) sent and received, by stream kind and direction.",
+		}, []string{"stream", "direction"}),
+		frameErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "flotilla_tunnel_frame_errors_total",
+			Help: "Tunnel frames or streams rejected as protocol violations, by reason.",
+		}, []string{"reason"}),
+		handshakes: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "flotilla_tunnel_handshakes_total",
+			Help: "Tunnel session handshakes, by side (agent or hub) and result (accepted, refused, failed).",
+		}, []string{"side", "result"}),
+	}
+	if reg == nil {
+		return m, nil
+	}
+	for _, c := range []**prometheus.CounterVec{&m.frames, &m.bytes, &m.frameErrors, &m.handshakes} {
+		if err := reg.Register(*c); err != nil {
+			var are prometheus.AlreadyRegisteredError
+			if !errors.As(err, &are) {
+				return nil, fmt.Errorf("failed to register tunnel metrics: %w", err)
+			}
+			existing, ok := are.ExistingCollector.(*prometheus.CounterVec)
+			if !ok {
+				return nil, fmt.Errorf("failed to register tunnel metrics: %w", err)
+			}
+			*c = existing
+		}
+	}
+	return m, nil
+}
+
+func (m *Metrics) frame(kind StreamKind, direction string, t FrameType, size int) {
+	if m == nil {
+		return
+	}
+	m.frames.WithLabelValues(kind.String(), direction, t.String()).Inc()
+	m.bytes.WithLabelValues(kind.String(), direction).Add(float64(size))
+}
+
+// frameError counts err if it is a protocol violation; connection errors
+// (EOF, reset, closed session) are not frame errors.
+func (m *Metrics) frameError(err error) {
+	if m == nil || err == nil {
+		return
+	}
+	for _, r := range frameErrorReasons {
+		if errors.Is(err, r.err) {
+			m.frameErrors.WithLabelValues(r.reason).Inc()
+			return
+		}
+	}
+}
+
+func (m *Metrics) unexpectedStream() {
+	if m == nil {
+		return
+	}
+	m.frameErrors.WithLabelValues(unexpectedStreamReason).Inc()
+}
+
+func (m *Metrics) handshake(s side, err error) {
+	if m == nil {
+		return
+	}
+	result := handshakeAccepted
+	switch {
+	case errors.Is(err, ErrRefused):
+		result = handshakeRefused
+	case err != nil:
+		result = handshakeFailed
+	}
+	m.handshakes.WithLabelValues(s.String(), result).Inc()
+}

@@ -1,0 +1,171 @@
+package tunnel
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/go-logr/logr"
+)
+
+// Server accepts tunnel and join connections on one TLS listener and
+// dispatches them by the ALPN protocol the TLS handshake negotiated:
+// ALPNTunnel to ServeConn and OnTunnel, ALPNJoin to OnJoin. Each connection
+// runs in its own goroutine; a panic in a handler is recovered, logged and
+// closes only that connection.
+type Server struct {
+	// TLSConfig is the hub's TLS configuration. It is copied; if NextProtos
+	// is empty it is set to the protocols that have a handler. Because join
+	// clients have no certificate yet, use ClientAuth
+	// tls.VerifyClientCertIfGiven (or choose per protocol in
+	// GetConfigForClient); tunnel sessions without a verified certificate
+	// are refused by the default Authorize. Required.
+	TLSConfig *tls.Config
+
+	// HandshakeTimeout bounds the TLS handshake. The tunnel handshake that
+	// follows is bounded by Tunnel.HandshakeTimeout. Default
+	// DefaultHandshakeTimeout.
+	HandshakeTimeout time.Duration
+
+	// Tunnel configures ServeConn for tunnel connections.
+	Tunnel ServerOptions
+
+	// OnTunnel serves an established session. Its ctx is cancelled when
+	// the session closes; when Serve stops, the session is closed after a
+	// Goodbye is sent. The session is closed when OnTunnel returns. Nil
+	// refuses tunnel connections.
+	OnTunnel func(ctx context.Context, s *ServerSession)
+
+	// OnJoin serves a join connection. The connection is closed when OnJoin
+	// returns or Serve stops. Nil refuses join connections.
+	OnJoin func(ctx context.Context, conn *tls.Conn)
+
+	// Logger receives the server's logs. Default: the logger in Serve's
+	// context, else none.
+	Logger logr.Logger
+}
+
+// Serve accepts connections on l until ctx is done, then closes l, closes
+// every connection and waits for their handlers to return. It returns nil
+// when ctx ended it, and the listener's error otherwise.
+func (srv *Server) Serve(ctx context.Context, l net.Listener) error {
+	if srv.TLSConfig == nil {
+		return errors.New("tunnel: Server.TLSConfig is required")
+	}
+	if srv.OnTunnel == nil && srv.OnJoin == nil {
+		return errors.New("tunnel: Server needs OnTunnel or OnJoin")
+	}
+	log := srv.Logger
+	if log.GetSink() == nil {
+		log = logr.FromContextOrDiscard(ctx)
+	}
+	cfg := srv.TLSConfig.Clone()
+	if len(cfg.NextProtos) == 0 {
+		if srv.OnTunnel != nil {
+			cfg.NextProtos = append(cfg.NextProtos, ALPNTunnel)
+		}
+		if srv.OnJoin != nil {
+			cfg.NextProtos = append(cfg.NextProtos, ALPNJoin)
+		}
+	}
+
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stop := context.AfterFunc(ctx, func() { _ = l.Close() })
+	defer stop()
+
+	var delay time.Duration
+	for {
+		conn, err := l.Accept()
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			if errors.Is(err, net.ErrClosed) {
+				return fmt.Errorf("tunnel listener closed: %w", err)
+			}
+			// Out of file descriptors and the like: wait and retry.
+			delay = min(max(2*delay, 5*time.Millisecond), time.Second)
+			log.Error(err, "Failed to accept a connection; retrying", "delay", delay)
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-time.After(delay):
+			}
+			continue
+		}
+		delay = 0
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			srv.serveConn(ctx, conn, cfg, log.WithValues("remote", conn.RemoteAddr().String()))
+		}()
+	}
+}
+
+func (srv *Server) serveConn(ctx context.Context, conn net.Conn, cfg *tls.Config, log logr.Logger) {
+	defer func() {
+		if r := recover(); r != nil {
+			log.Error(fmt.Errorf("panic: %v", r), "Recovered from a panic serving a tunnel connection; closing it", "stack", string(debug.Stack()))
+		}
+	}()
+	defer func() { _ = conn.Close() }()
+
+	tc := tls.Server(conn, cfg)
+	timeout := srv.HandshakeTimeout
+	if timeout <= 0 {
+		timeout = DefaultHandshakeTimeout
+	}
+	hctx, cancel := context.WithTimeout(ctx, timeout)
+	err := tc.HandshakeContext(hctx)
+	cancel()
+	if err != nil {
+		log.V(1).Info("TLS handshake failed", "err", err)
+		return
+	}
+
+	proto := tc.ConnectionState().NegotiatedProtocol
+	switch {
+	case proto == ALPNTunnel && srv.OnTunnel != nil:
+		opts := srv.Tunnel
+		if opts.Logger.GetSink() == nil {
+			opts.Logger = log
+		}
+		sess, err := ServeConn(ctx, tc, opts)
+		if err != nil {
+			if !errors.Is(err, ErrRefused) { // refusals are logged by ServeConn
+				log.Info("Tunnel handshake failed", "err", err)
+			}
+			return
+		}
+		defer func() { _ = sess.Close() }()
+		// On shutdown the agent is told why before the session closes, and
+		// OnTunnel's context ends only when the session has closed.
+		stopOnShutdown := context.AfterFunc(ctx, func() { _ = sess.CloseWithReason("hub is shutting down") })
+		defer stopOnShutdown()
+		sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+		defer cancel()
+		go func() {
+			select {
+			case <-sess.CloseChan():
+				cancel()
+			case <-sctx.Done():
+			}
+		}()
+		srv.OnTunnel(sctx, sess)
+	case proto == ALPNJoin && srv.OnJoin != nil:
+		defer func() { _ = tc.Close() }() // sends close_notify
+		stopOnShutdown := context.AfterFunc(ctx, func() { _ = tc.Close() })
+		defer stopOnShutdown()
+		srv.OnJoin(ctx, tc)
+	default:
+		log.V(1).Info("Closing a connection that negotiated no served protocol", "protocol", proto, "served", cfg.NextProtos)
+	}
+}

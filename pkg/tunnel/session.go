@@ -1,0 +1,504 @@
+package tunnel
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/hashicorp/yamux"
+)
+
+// Session is an established tunnel: a yamux session over one connection,
+// carrying the control, work and status streams. ClientSession (agent) and
+// ServerSession (hub) embed it.
+//
+// A session ends when either side closes it, the connection fails, or a
+// stream sees a protocol violation; CloseChan is then closed and Err says
+// why. Closing one session never affects another.
+type Session struct {
+	side         side
+	conn         net.Conn
+	mux          *yamux.Session
+	log          logr.Logger
+	metrics      *Metrics
+	maxFrameSize uint32
+
+	// control, work and status are set during the handshake, before the
+	// session is handed to the caller.
+	control, work, status *Stream
+
+	established atomic.Bool
+
+	closeOnce sync.Once
+	done      chan struct{}
+	errMu     sync.Mutex
+	err       error
+}
+
+func newSession(s side, conn net.Conn, mux *yamux.Session, log logr.Logger, metrics *Metrics, maxFrameSize uint32) *Session {
+	return &Session{
+		side:         s,
+		conn:         conn,
+		mux:          mux,
+		log:          log,
+		metrics:      metrics,
+		maxFrameSize: maxFrameSize,
+		done:         make(chan struct{}),
+	}
+}
+
+// Control returns the control stream: heartbeats and Goodbye.
+func (s *Session) Control() *Stream { return s.control }
+
+// Work returns the work stream: WorkInventory from the agent; WorkUpsert,
+// WorkDelete and WorkSyncDone from the hub.
+func (s *Session) Work() *Stream { return s.work }
+
+// Status returns the status stream: StatusReport from the agent.
+func (s *Session) Status() *Stream { return s.status }
+
+// LocalAddr returns the local address of the underlying connection.
+func (s *Session) LocalAddr() net.Addr { return s.conn.LocalAddr() }
+
+// RemoteAddr returns the remote address of the underlying connection.
+func (s *Session) RemoteAddr() net.Addr { return s.conn.RemoteAddr() }
+
+// CloseChan is closed when the session has closed.
+func (s *Session) CloseChan() <-chan struct{} { return s.done }
+
+// Err returns nil while the session is open, and after it closed the reason
+// it closed (ErrSessionClosed for a local Close).
+func (s *Session) Err() error {
+	s.errMu.Lock()
+	defer s.errMu.Unlock()
+	return s.err
+}
+
+// Close closes the session, its streams and the connection. It is safe to
+// call more than once and concurrently.
+func (s *Session) Close() error {
+	s.closeWithError(ErrSessionClosed)
+	return nil
+}
+
+// CloseWithReason sends Goodbye with reason on the control stream (best
+// effort, bounded by a short timeout) and closes the session.
+func (s *Session) CloseWithReason(reason string) error {
+	if s.isClosed() {
+		return nil
+	}
+	s.control.setWriteDeadline(time.Now().Add(goodbyeTimeout))
+	if err := s.control.Send(Goodbye{Reason: reason}); err != nil {
+		s.log.V(1).Info("Failed to send goodbye", "err", err)
+	}
+	s.closeWithError(fmt.Errorf("%w: goodbye: %s", ErrSessionClosed, reason))
+	return nil
+}
+
+// closeWithError closes the session once, recording cause as Err.
+func (s *Session) closeWithError(cause error) {
+	s.closeOnce.Do(func() {
+		s.errMu.Lock()
+		s.err = cause
+		s.errMu.Unlock()
+		_ = s.mux.Close() // also closes the connection and every stream
+		close(s.done)
+		if !errors.Is(cause, ErrSessionClosed) || errors.Unwrap(cause) != nil {
+			s.log.V(1).Info("Tunnel session closed", "reason", cause)
+		}
+	})
+}
+
+func (s *Session) isClosed() bool {
+	select {
+	case <-s.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// closedError returns the error for an operation on a closed session: it
+// matches ErrSessionClosed and wraps the cause.
+func (s *Session) closedError() error {
+	cause := s.Err()
+	if cause == nil || errors.Is(cause, ErrSessionClosed) {
+		if cause == nil {
+			return ErrSessionClosed
+		}
+		return cause
+	}
+	return fmt.Errorf("%w: %w", ErrSessionClosed, cause)
+}
+
+func (s *Session) phase() phase {
+	if s.established.Load() {
+		return phaseEstablished
+	}
+	return phaseHandshake
+}
+
+func (s *Session) stream(kind StreamKind) **Stream {
+	switch kind {
+	case StreamControl:
+		return &s.control
+	case StreamWork:
+		return &s.work
+	case StreamStatus:
+		return &s.status
+	}
+	return nil
+}
+
+// establish ends the handshake: it limits sends to what the peer accepts,
+// and starts refusing streams beyond the three of the protocol.
+func (s *Session) establish(peerMaxFrameSize uint32) {
+	for _, st := range []*Stream{s.control, s.work, s.status} {
+		st.w.SetMaxFrameSize(peerMaxFrameSize)
+	}
+	s.established.Store(true)
+	go s.refuseStreams()
+}
+
+// refuseStreams closes any stream the peer opens after the handshake (this
+// version defines no more) and closes the session when the yamux session
+// ends on its own (connection lost, keepalive timeout).
+func (s *Session) refuseStreams() {
+	for {
+		ys, err := s.mux.AcceptStream()
+		if err != nil {
+			s.closeWithError(fmt.Errorf("connection closed: %w", err))
+			return
+		}
+		s.metrics.unexpectedStream()
+		s.log.V(1).Info("Refusing a stream this protocol version does not define", "streamID", ys.StreamID())
+		_ = ys.Close()
+	}
+}
+
+// startHandshake arranges for the session to close, with a handshake error,
+// if ctx ends before stop is called. stop reports false if that already
+// happened.
+func (s *Session) startHandshake(ctx context.Context) (stop func() bool) {
+	return context.AfterFunc(ctx, func() {
+		cause := context.Cause(ctx)
+		if errors.Is(cause, context.DeadlineExceeded) {
+			s.closeWithError(fmt.Errorf("%w: %w", ErrHandshakeTimeout, cause))
+			return
+		}
+		s.closeWithError(fmt.Errorf("handshake canceled: %w", cause))
+	})
+}
+
+// handshakeFailed closes the session with err (unless it already closed for
+// another reason) and returns the session's cause.
+func (s *Session) handshakeFailed(err error) error {
+	s.closeWithError(err)
+	return fmt.Errorf("tunnel handshake failed: %w", s.Err())
+}
+
+// ClientSession is the agent's end of an established session.
+type ClientSession struct {
+	*Session
+	ack HelloAck
+}
+
+// HelloAck returns the hub's answer to Hello.
+func (c *ClientSession) HelloAck() HelloAck { return c.ack }
+
+// ServerSession is the hub's end of an established session.
+type ServerSession struct {
+	*Session
+	hello Hello
+	peer  *x509.Certificate
+}
+
+// PeerName returns the member cluster's name: Hello.ClusterName, which
+// Authorize accepted (by default, checked against the client certificate).
+func (s *ServerSession) PeerName() string { return s.hello.ClusterName }
+
+// Hello returns the agent's Hello.
+func (s *ServerSession) Hello() Hello { return s.hello }
+
+// PeerCertificate returns the leaf of the client's verified certificate
+// chain, or nil.
+func (s *ServerSession) PeerCertificate() *x509.Certificate { return s.peer }
+
+// Dial connects to the hub at opts.Address: TCP, TLS with ALPNTunnel (the
+// hub must negotiate it), a yamux client session, the control, work and
+// status streams, and the Hello/HelloAck exchange. A refused session returns
+// a *RefusedError. Everything is bounded by ctx and opts.HandshakeTimeout.
+func Dial(ctx context.Context, opts DialOptions) (*ClientSession, error) {
+	copts, err := opts.ClientOptions.complete(ctx)
+	if err != nil {
+		return nil, err
+	}
+	hctx, cancel := context.WithTimeout(ctx, copts.HandshakeTimeout)
+	defer cancel()
+	cs, err := dial(hctx, opts, copts)
+	copts.Metrics.handshake(sideAgent, err)
+	return cs, err
+}
+
+func dial(ctx context.Context, opts DialOptions, copts ClientOptions) (*ClientSession, error) {
+	if opts.Address == "" {
+		return nil, errors.New("tunnel: DialOptions.Address is required")
+	}
+	if opts.TLSConfig == nil {
+		return nil, errors.New("tunnel: DialOptions.TLSConfig is required")
+	}
+	dialContext := opts.DialContext
+	if dialContext == nil {
+		dialContext = (&net.Dialer{}).DialContext
+	}
+	raw, err := dialContext(ctx, "tcp", opts.Address)
+	if err != nil {
+		return nil, fmt.Errorf("failed to connect to hub %s: %w", opts.Address, err)
+	}
+	cfg := opts.TLSConfig.Clone()
+	cfg.NextProtos = []string{ALPNTunnel}
+	if cfg.ServerName == "" {
+		host, _, err := net.SplitHostPort(opts.Address)
+		if err != nil {
+			host = opts.Address
+		}
+		cfg.ServerName = host
+	}
+	conn := tls.Client(raw, cfg)
+	if err := conn.HandshakeContext(ctx); err != nil {
+		_ = raw.Close()
+		return nil, fmt.Errorf("failed TLS handshake with hub %s: %w", opts.Address, err)
+	}
+	if p := conn.ConnectionState().NegotiatedProtocol; p != ALPNTunnel {
+		_ = conn.Close()
+		return nil, fmt.Errorf("%w: hub %s negotiated %q, want %q", ErrALPNMismatch, opts.Address, p, ALPNTunnel)
+	}
+	return clientHandshake(ctx, conn, copts)
+}
+
+// ClientHandshake runs the agent's side of the tunnel handshake over conn,
+// which the caller has connected (and, for TLS, handshaken with ALPNTunnel).
+// Dial uses it; it is also what tests use over pipes and plain TCP. On error
+// conn is closed.
+func ClientHandshake(ctx context.Context, conn net.Conn, opts ClientOptions) (*ClientSession, error) {
+	copts, err := opts.complete(ctx)
+	if err != nil {
+		_ = conn.Close()
+		return nil, err
+	}
+	hctx, cancel := context.WithTimeout(ctx, copts.HandshakeTimeout)
+	defer cancel()
+	cs, err := clientHandshake(hctx, conn, copts)
+	copts.Metrics.handshake(sideAgent, err)
+	return cs, err
+}
+
+func clientHandshake(ctx context.Context, conn net.Conn, opts ClientOptions) (*ClientSession, error) {
+	mux, err := yamux.Client(conn, opts.YamuxConfig)
+	if err != nil {
+		_ = conn.Close()
+		return nil, fmt.Errorf("failed to start yamux client: %w", err)
+	}
+	s := newSession(sideAgent, conn, mux, opts.Logger, opts.Metrics, opts.MaxFrameSize)
+	stop := s.startHandshake(ctx)
+	defer stop()
+
+	for _, kind := range streamKinds {
+		ys, err := mux.OpenStream()
+		if err != nil {
+			return nil, s.handshakeFailed(fmt.Errorf("failed to open the %s stream: %w", kind, err))
+		}
+		st := newStream(s, kind, ys)
+		*s.stream(kind) = st
+		if err := st.Send(StreamOpen{Kind: kind}); err != nil {
+			return nil, s.handshakeFailed(err)
+		}
+	}
+	if err := s.control.Send(opts.Hello); err != nil {
+		return nil, s.handshakeFailed(err)
+	}
+	m, err := s.control.Recv()
+	if err != nil {
+		return nil, s.handshakeFailed(err)
+	}
+	var ack HelloAck
+	switch m := m.(type) {
+	case HelloAck:
+		ack = m
+	case Goodbye:
+		return nil, s.handshakeFailed(fmt.Errorf("%w: hub said goodbye: %s", ErrSessionClosed, m.Reason))
+	default:
+		return nil, s.handshakeFailed(fmt.Errorf("%w: %s instead of HelloAck", ErrUnexpectedFrame, m.FrameType()))
+	}
+	if !ack.Accepted {
+		refused := &RefusedError{Reason: ack.Reason}
+		s.closeWithError(refused)
+		return nil, refused
+	}
+	if !stop() {
+		return nil, fmt.Errorf("tunnel handshake failed: %w", s.Err())
+	}
+	s.establish(ack.MaxFrameSize)
+	s.log.V(1).Info("Tunnel session established", "hubReplica", ack.HubReplica, "remote", conn.RemoteAddr().String())
+	return &ClientSession{Session: s, ack: ack}, nil
+}
+
+// ServeConn runs the hub's side of the tunnel handshake over conn. If conn
+// is a *tls.Conn its TLS handshake is completed if the caller has not done
+// so, ALPNTunnel must have been negotiated, and the leaf of the verified
+// client certificate chain is passed to Authorize (an unverified certificate
+// is never used as an identity).
+//
+// ServeConn accepts exactly three streams, identified by their StreamOpen
+// (any order; a duplicate or unknown kind fails), reads Hello, calls
+// opts.Authorize and answers HelloAck. Any failure, and a handshake that
+// does not finish within opts.HandshakeTimeout, closes this connection and
+// returns an error; it never affects other sessions. A refused session
+// returns a *RefusedError.
+func ServeConn(ctx context.Context, conn net.Conn, opts ServerOptions) (*ServerSession, error) {
+	opts = opts.complete(ctx)
+	hctx, cancel := context.WithTimeout(ctx, opts.HandshakeTimeout)
+	defer cancel()
+	ss, err := serverHandshake(hctx, conn, opts)
+	opts.Metrics.handshake(sideHub, err)
+	return ss, err
+}
+
+func serverHandshake(ctx context.Context, conn net.Conn, opts ServerOptions) (*ServerSession, error) {
+	peer, err := verifiedPeer(ctx, conn)
+	if err != nil {
+		_ = conn.Close()
+		return nil, err
+	}
+	mux, err := yamux.Server(conn, opts.YamuxConfig)
+	if err != nil {
+		_ = conn.Close()
+		return nil, fmt.Errorf("failed to start yamux server: %w", err)
+	}
+	s := newSession(sideHub, conn, mux, opts.Logger, opts.Metrics, opts.MaxFrameSize)
+	stop := s.startHandshake(ctx)
+	defer stop()
+
+	for range streamKinds {
+		ys, err := mux.AcceptStream()
+		if err != nil {
+			return nil, s.handshakeFailed(fmt.Errorf("failed to accept a stream: %w", err))
+		}
+		st := newStream(s, 0, ys)
+		m, err := st.Recv()
+		if err != nil {
+			return nil, s.handshakeFailed(err)
+		}
+		open, ok := m.(StreamOpen)
+		if !ok { // unreachable: placement rules allow only StreamOpen here
+			return nil, s.handshakeFailed(fmt.Errorf("%w: %s instead of StreamOpen", ErrUnexpectedFrame, m.FrameType()))
+		}
+		slot := s.stream(open.Kind)
+		if *slot != nil {
+			s.metrics.frameError(ErrDuplicateStream)
+			return nil, s.handshakeFailed(fmt.Errorf("%w: %s", ErrDuplicateStream, open.Kind))
+		}
+		st.kind = open.Kind
+		*slot = st
+	}
+
+	m, err := s.control.Recv()
+	if err != nil {
+		return nil, s.handshakeFailed(err)
+	}
+	var hello Hello
+	switch m := m.(type) {
+	case Hello:
+		hello = m
+	case Goodbye:
+		return nil, s.handshakeFailed(fmt.Errorf("%w: agent said goodbye: %s", ErrSessionClosed, m.Reason))
+	default:
+		return nil, s.handshakeFailed(fmt.Errorf("%w: %s instead of Hello", ErrUnexpectedFrame, m.FrameType()))
+	}
+
+	ack := authorize(ctx, opts, hello, peer)
+	// Once the hub accepts, the handshake deadline no longer applies: the
+	// agent takes the session as established as soon as it reads HelloAck.
+	// (yamux bounds the write with ConnectionWriteTimeout.)
+	if ack.Accepted && !stop() {
+		return nil, fmt.Errorf("tunnel handshake failed: %w", s.Err())
+	}
+	if err := s.control.Send(ack); err != nil {
+		if ack.Accepted {
+			return nil, s.handshakeFailed(err)
+		}
+		// A refusal stays a refusal. (yamux may report a write as failed
+		// when the agent, having read it, hangs up at once.)
+		s.log.V(1).Info("Failed to send a refusal", "err", err)
+	}
+	if !ack.Accepted {
+		// Let the agent read the refusal and hang up first.
+		linger := time.NewTimer(refusalLinger)
+		select {
+		case <-mux.CloseChan():
+		case <-ctx.Done():
+		case <-linger.C:
+		}
+		linger.Stop()
+		refused := &RefusedError{Reason: ack.Reason}
+		s.closeWithError(refused)
+		opts.Logger.Info("Refused tunnel session", "cluster", hello.ClusterName, "reason", ack.Reason, "remote", conn.RemoteAddr().String())
+		return nil, refused
+	}
+	s.establish(hello.MaxFrameSize)
+	s.log.V(1).Info("Tunnel session established", "cluster", hello.ClusterName, "agentVersion", hello.AgentVersion, "remote", conn.RemoteAddr().String())
+	return &ServerSession{Session: s, hello: hello, peer: peer}, nil
+}
+
+// authorize builds the HelloAck for hello.
+func authorize(ctx context.Context, opts ServerOptions, hello Hello, peer *x509.Certificate) HelloAck {
+	if hello.ProtocolVersion != ProtocolVersion {
+		return HelloAck{Reason: fmt.Sprintf("unsupported protocol version %d; the hub speaks %d", hello.ProtocolVersion, ProtocolVersion)}
+	}
+	ack, err := opts.Authorize(ctx, hello, peer)
+	if err != nil {
+		return HelloAck{Reason: err.Error()}
+	}
+	ack.Accepted = true
+	ack.Reason = ""
+	if ack.HeartbeatPeriodSeconds <= 0 {
+		ack.HeartbeatPeriodSeconds = int32(max(opts.HeartbeatPeriod/time.Second, 1))
+	}
+	if ack.HubReplica == "" {
+		ack.HubReplica = opts.ReplicaName
+	}
+	if ack.MaxFrameSize == 0 {
+		ack.MaxFrameSize = opts.MaxFrameSize
+	}
+	return ack
+}
+
+// verifiedPeer returns the leaf of the verified client certificate chain of
+// a TLS connection (nil if there is none, or conn is not TLS), completing
+// the TLS handshake if needed and checking the negotiated ALPN protocol.
+func verifiedPeer(ctx context.Context, conn net.Conn) (*x509.Certificate, error) {
+	tc, ok := conn.(*tls.Conn)
+	if !ok {
+		return nil, nil
+	}
+	if !tc.ConnectionState().HandshakeComplete {
+		if err := tc.HandshakeContext(ctx); err != nil {
+			return nil, fmt.Errorf("failed TLS handshake: %w", err)
+		}
+	}
+	state := tc.ConnectionState()
+	if state.NegotiatedProtocol != ALPNTunnel {
+		return nil, fmt.Errorf("%w: negotiated %q, want %q", ErrALPNMismatch, state.NegotiatedProtocol, ALPNTunnel)
+	}
+	if len(state.VerifiedChains) > 0 && len(state.VerifiedChains[0]) > 0 {
+		return state.VerifiedChains[0][0], nil
+	}
+	return nil, nil
+}
