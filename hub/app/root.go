@@ -43,7 +43,7 @@ func NewCommand() *cobra.Command {
 	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return fmt.Errorf("%w (see '%s --help')", err, c.CommandPath())
 	})
-	cmd.AddCommand(newVersionCommand())
+	cmd.AddCommand(newVersionCommand(), newTokenCommand())
 	return cmd
 }
 

@@ -2,14 +2,28 @@ package app
 
 import (
 	"context"
+	"fmt"
+	"math/rand"
+	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+	"github.com/flotilla-io/flotilla/hub/membership"
+	"github.com/flotilla-io/flotilla/hub/placement"
+	"github.com/flotilla-io/flotilla/hub/resources"
+	"github.com/flotilla-io/flotilla/hub/rollout"
+	"github.com/flotilla-io/flotilla/hub/scheduler"
+	"github.com/flotilla-io/flotilla/hub/scheduler/framework"
+	"github.com/flotilla-io/flotilla/hub/scheduler/plugins"
+	"github.com/flotilla-io/flotilla/hub/tunnelserver"
+	"github.com/flotilla-io/flotilla/hub/workgen"
 )
 
 // Scheme returns the types the hub reads and writes.
@@ -22,6 +36,49 @@ func Scheme() *runtime.Scheme {
 }
 
 // setupHub registers the hub's controllers and servers with the manager.
-func setupHub(_ context.Context, _ ctrl.Manager, _ *Options) error {
+func setupHub(_ context.Context, mgr ctrl.Manager, opts *Options) error {
+	// Reads of Secrets and fresh MemberClusters bypass the cache: caching every
+	// Secret in the hub cluster would cost memory for nothing.
+	direct, err := client.New(mgr.GetConfig(), client.Options{Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper()})
+	if err != nil {
+		return fmt.Errorf("failed to create a client: %w", err)
+	}
+	tunnels, err := tunnelserver.New(tunnelserver.Options{
+		Namespace:             opts.Namespace,
+		ReplicaName:           opts.ReplicaName,
+		BindAddress:           opts.TunnelBindAddress,
+		AdvertiseAddress:      opts.TunnelAdvertiseAddress,
+		StatusRefreshInterval: opts.StatusRefreshInterval,
+		HeartbeatMisses:       opts.HeartbeatMisses,
+	}, mgr.GetClient(), direct, mgr.GetCache(), metrics.Registry, mgr.GetLogger().WithName("tunnel"))
+	if err != nil {
+		return err
+	}
+	if err := mgr.Add(tunnels); err != nil {
+		return fmt.Errorf("failed to add the tunnel server: %w", err)
+	}
+	if err := mgr.AddReadyzCheck("tunnel", tunnels.ReadyCheck); err != nil {
+		return fmt.Errorf("failed to add the tunnel readiness check: %w", err)
+	}
+	watcher, err := resources.NewWatcher(mgr.GetConfig(), mgr.GetLogger().WithName("resources"), resources.Options{})
+	if err != nil {
+		return err
+	}
+	if err := mgr.Add(watcher); err != nil {
+		return fmt.Errorf("failed to add the resource watcher: %w", err)
+	}
+	controllers := []interface{ SetupWithManager(ctrl.Manager) error }{
+		&placement.Reconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorder("placement"), Resources: watcher},
+		&scheduler.Reconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme(),
+			Framework: plugins.NewFramework(framework.Options{}), Rand: rand.New(rand.NewSource(time.Now().UnixNano()))},
+		&membership.Reconciler{Client: mgr.GetClient()},
+		&rollout.Reconciler{Client: mgr.GetClient()},
+		&workgen.Reconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme()},
+	}
+	for _, c := range controllers {
+		if err := c.SetupWithManager(mgr); err != nil {
+			return fmt.Errorf("failed to set up %T: %w", c, err)
+		}
+	}
 	return nil
 }

@@ -1,0 +1,219 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
+	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+	"github.com/flotilla-io/flotilla/pkg/conditions"
+	"github.com/flotilla-io/flotilla/pkg/testenv"
+)
+
+var env *testenv.Env
+
+func TestMain(m *testing.M) {
+	ctrl.SetLogger(zap.New(zap.WriteTo(os.Stderr)))
+	root, err := testenv.RepoRoot()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	env, err = testenv.Start(testenv.Options{CRDDirectory: filepath.Join(root, "manifests", "crds"), Scheme: Scheme()})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	if err := env.Client.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: clusterv1beta1.HubNamespace}}); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	env.Stop()
+	os.Exit(code)
+}
+
+
+// startHub runs every hub controller against the test API server.
+func startHub(t *testing.T) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	opts := NewOptions()
+	opts.ReplicaName = "test-hub"
+	opts.TunnelBindAddress = "127.0.0.1:0"
+	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{
+		Scheme:                 env.Scheme,
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := setupHub(ctx, mgr, opts); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("manager: %v", err)
+		}
+	})
+}
+
+func eventually(t *testing.T, timeout time.Duration, check func() error) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		err := check()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("not within %s: %v", timeout, err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// readyMember creates a joined, connected, healthy MemberCluster and its namespace.
+func readyMember(t *testing.T, c client.Client, name string, labels map[string]string) {
+	t.Helper()
+	ctx := context.Background()
+	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: clusterv1beta1.MemberNamespace(name)}}); err != nil {
+		t.Fatal(err)
+	}
+	mc := &clusterv1beta1.MemberCluster{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}}
+	if err := c.Create(ctx, mc); err != nil {
+		t.Fatal(err)
+	}
+	for _, typ := range []string{clusterv1beta1.ConditionJoined, clusterv1beta1.ConditionAgentConnected, clusterv1beta1.ConditionHealthy} {
+		conditions.Set(&mc.Status.Conditions, typ, metav1.ConditionTrue, typ, "test", mc.Generation)
+	}
+	if err := c.Status().Update(ctx, mc); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The hub's pipeline turns a placement into one Work per chosen member and, once
+// the members report the Work applied and available, reports the placement so.
+func TestPipelineFromPlacementToWorkAndBack(t *testing.T) {
+	ctx := context.Background()
+	c := env.Client
+	readyMember(t, c, "alpha", map[string]string{"env": "prod"})
+	readyMember(t, c, "beta", map[string]string{"env": "dev"})
+	startHub(t)
+	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "app"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "app", Name: "settings"}, Data: map[string]string{"k": "v"}}); err != nil {
+		t.Fatal(err)
+	}
+	crp := &placementv1beta1.ClusterResourcePlacement{
+		ObjectMeta: metav1.ObjectMeta{Name: "app"},
+		Spec: placementv1beta1.PlacementSpec{
+			ResourceSelectors: []placementv1beta1.ResourceSelector{{Version: "v1", Kind: "Namespace", Name: "app"}},
+			Policy: &placementv1beta1.PlacementPolicy{Affinity: &placementv1beta1.Affinity{ClusterAffinity: &placementv1beta1.ClusterAffinity{
+				RequiredDuringSchedulingIgnoredDuringExecution: &placementv1beta1.ClusterSelector{ClusterSelectorTerms: []placementv1beta1.ClusterSelectorTerm{
+					{LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"env": "prod"}}},
+				}},
+			}}},
+		},
+	}
+	if err := c.Create(ctx, crp); err != nil {
+		t.Fatal(err)
+	}
+
+	work := &placementv1beta1.Work{}
+	workKey := types.NamespacedName{Namespace: clusterv1beta1.MemberNamespace("alpha"), Name: "app-work"}
+	eventually(t, 30*time.Second, func() error {
+		if err := c.Get(ctx, workKey, work); err != nil {
+			return err
+		}
+		if n := len(work.Spec.Workload.Manifests); n != 2 {
+			return fmt.Errorf("work has %d manifests, want the namespace and the ConfigMap", n)
+		}
+		return nil
+	})
+	if err := c.Get(ctx, types.NamespacedName{Namespace: clusterv1beta1.MemberNamespace("beta"), Name: "app-work"}, &placementv1beta1.Work{}); err == nil {
+		t.Fatal("beta (env=dev) got a Work for an env=prod placement")
+	}
+
+	// The agent reports the Work applied and available.
+	conditions.Set(&work.Status.Conditions, placementv1beta1.ConditionApplied, metav1.ConditionTrue, placementv1beta1.ReasonApplied, "all applied", work.Generation)
+	conditions.Set(&work.Status.Conditions, placementv1beta1.ConditionAvailable, metav1.ConditionTrue, placementv1beta1.ReasonAvailable, "all available", work.Generation)
+	if err := c.Status().Update(ctx, work); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 30*time.Second, func() error {
+		got := &placementv1beta1.ClusterResourcePlacement{}
+		if err := c.Get(ctx, types.NamespacedName{Name: "app"}, got); err != nil {
+			return err
+		}
+		for _, perCluster := range placementv1beta1.PerClusterConditionTypes() {
+			typ := placementv1beta1.ClusterResourcePlacementConditionType(perCluster)
+			if !conditions.IsCurrentTrue(got.Status.Conditions, typ, got.Generation) {
+				return fmt.Errorf("%s: %+v", typ, conditions.Get(got.Status.Conditions, typ))
+			}
+		}
+		if len(got.Status.PlacementStatuses) != 1 || got.Status.PlacementStatuses[0].ClusterName != "alpha" {
+			return fmt.Errorf("placement statuses: %+v", got.Status.PlacementStatuses)
+		}
+		if len(got.Status.SelectedResources) != 2 {
+			return fmt.Errorf("selected resources: %+v", got.Status.SelectedResources)
+		}
+		return nil
+	})
+
+	// An edit of a selected object reaches the Work.
+	cm := &corev1.ConfigMap{}
+	if err := c.Get(ctx, types.NamespacedName{Namespace: "app", Name: "settings"}, cm); err != nil {
+		t.Fatal(err)
+	}
+	cm.Data["k"] = "v2"
+	if err := c.Update(ctx, cm); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 30*time.Second, func() error {
+		if err := c.Get(ctx, workKey, work); err != nil {
+			return err
+		}
+		for _, m := range work.Spec.Workload.Manifests {
+			if string(m.Raw) != "" && strings.Contains(string(m.Raw), `"v2"`) {
+				return nil
+			}
+		}
+		return fmt.Errorf("the Work does not carry the edit yet")
+	})
+
+	// Deleting the placement deletes the Work and, at last, the placement.
+	if err := c.Delete(ctx, crp); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 30*time.Second, func() error {
+		if err := c.Get(ctx, workKey, &placementv1beta1.Work{}); err == nil {
+			return fmt.Errorf("the Work still exists")
+		}
+		if err := c.Get(ctx, types.NamespacedName{Name: "app"}, &placementv1beta1.ClusterResourcePlacement{}); err == nil {
+			return fmt.Errorf("the placement still exists")
+		}
+		return nil
+	})
+}
+
+
+

@@ -1,0 +1,84 @@
+package app
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/flotilla-io/flotilla/hub/join"
+	"github.com/flotilla-io/flotilla/hub/tunnelserver"
+)
+
+// newTokenCommand is `hub token create`: it mints a bootstrap token and prints
+// the complete `agent join` command that uses it.
+func newTokenCommand() *cobra.Command {
+	var kubeconfig, namespace, hubAddress, name, labels, memberKubeconfig string
+	var ttl time.Duration
+	create := &cobra.Command{
+		Use:   "create",
+		Short: "Create a bootstrap token and print the agent join command that uses it",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := restConfig(kubeconfig)
+			if err != nil {
+				return err
+			}
+			c, err := client.New(cfg, client.Options{Scheme: Scheme()})
+			if err != nil {
+				return fmt.Errorf("failed to create a client: %w", err)
+			}
+			info := &corev1.ConfigMap{}
+			if err := c.Get(cmd.Context(), types.NamespacedName{Namespace: namespace, Name: tunnelserver.InfoConfigMapName}, info); err != nil {
+				if apierrors.IsNotFound(err) {
+					return fmt.Errorf("the hub has not published its join information in %s/%s yet: is the hub running?", namespace, tunnelserver.InfoConfigMapName)
+				}
+				return fmt.Errorf("failed to read the hub's join information: %w", err)
+			}
+			addr := info.Data[tunnelserver.InfoKeyAddress]
+			if hubAddress != "" {
+				addr = hubAddress
+			}
+			token, expires, err := join.CreateToken(cmd.Context(), c, namespace, ttl)
+			if err != nil {
+				return err
+			}
+			args := []string{"agent", "join",
+				"--hub", "https://" + strings.TrimPrefix(addr, "https://"),
+				"--token", token,
+				"--discovery-token-ca-cert-hash", info.Data[tunnelserver.InfoKeyCAHash],
+				"--name", valueOr(name, "<member-name>"),
+			}
+			if labels != "" {
+				args = append(args, "--labels", labels)
+			}
+			args = append(args, "--kubeconfig", valueOr(memberKubeconfig, "<member-kubeconfig>"))
+			fmt.Fprintln(cmd.OutOrStdout(), strings.Join(args, " "))
+			fmt.Fprintf(os.Stderr, "token expires at %s\n", expires.Format(time.RFC3339))
+			return nil
+		},
+	}
+	create.Flags().StringVar(&kubeconfig, "kubeconfig", "", "Kubeconfig of the hub cluster (default: in-cluster config or $KUBECONFIG).")
+	create.Flags().StringVar(&namespace, "namespace", "flotilla-system", "The hub's namespace.")
+	create.Flags().DurationVar(&ttl, "ttl", 24*time.Hour, "How long the token stays valid.")
+	create.Flags().StringVar(&hubAddress, "hub-address", "", "host:port agents dial (default: the address the hub advertises).")
+	create.Flags().StringVar(&name, "name", "", "Member name to put in the printed command.")
+	create.Flags().StringVar(&labels, "labels", "", "Member labels (k=v,k2=v2) to put in the printed command.")
+	create.Flags().StringVar(&memberKubeconfig, "member-kubeconfig", "", "Member kubeconfig path to put in the printed command.")
+	token := &cobra.Command{Use: "token", Short: "Manage bootstrap tokens for joining members"}
+	token.AddCommand(create)
+	return token
+}
+
+func valueOr(v, placeholder string) string {
+	if v == "" {
+		return placeholder
+	}
+	return v
+}

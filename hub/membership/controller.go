@@ -1,0 +1,92 @@
+// Package membership keeps each MemberCluster's hub-side bookkeeping: the built-in
+// labels every selector may use (name, Kubernetes minor version, provider) and the
+// conditions a cluster has before its agent ever connects. Connection and health
+// are written by the tunnel server that holds the agent's session.
+package membership
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
+	"github.com/flotilla-io/flotilla/pkg/conditions"
+)
+
+// Reconciler maintains MemberCluster labels and initial conditions.
+type Reconciler struct {
+	Client client.Client
+}
+
+// Reconcile handles one MemberCluster.
+func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (ctrl.Result, error) {
+	mc := &clusterv1beta1.MemberCluster{}
+	if err := r.Client.Get(ctx, req.NamespacedName, mc); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !mc.DeletionTimestamp.IsZero() {
+		return ctrl.Result{}, nil
+	}
+	want := BuiltinLabels(mc)
+	labels := map[string]string{}
+	for k, v := range mc.Labels {
+		labels[k] = v
+	}
+	for k, v := range want {
+		if v == "" {
+			delete(labels, k)
+		} else {
+			labels[k] = v
+		}
+	}
+	if !equality.Semantic.DeepEqual(labels, mc.Labels) && !(len(labels) == 0 && len(mc.Labels) == 0) {
+		patch := client.MergeFrom(mc.DeepCopy())
+		mc.Labels = labels
+		if err := r.Client.Patch(ctx, mc, patch); err != nil {
+			return ctrl.Result{}, fmt.Errorf("failed to set built-in labels: %w", err)
+		}
+	}
+	if conditions.Get(mc.Status.Conditions, clusterv1beta1.ConditionAgentConnected) == nil {
+		conditions.Set(&mc.Status.Conditions, clusterv1beta1.ConditionAgentConnected, metav1.ConditionUnknown,
+			clusterv1beta1.ReasonAgentNeverConnected, "no agent has connected for this cluster yet", mc.Generation)
+		conditions.Set(&mc.Status.Conditions, clusterv1beta1.ConditionHealthy, metav1.ConditionUnknown,
+			clusterv1beta1.ReasonHealthUnknown, "the agent has not reported yet", mc.Generation)
+		if err := r.Client.Status().Update(ctx, mc); err != nil {
+			return ctrl.Result{}, client.IgnoreNotFound(err)
+		}
+	}
+	return ctrl.Result{}, nil
+}
+
+// BuiltinLabels are the labels the hub maintains on a MemberCluster; an empty
+// value means the label is removed (e.g. no provider known).
+func BuiltinLabels(mc *clusterv1beta1.MemberCluster) map[string]string {
+	return map[string]string{
+		clusterv1beta1.LabelClusterName:       mc.Name,
+		clusterv1beta1.LabelKubernetesVersion: minorVersion(mc.Status.KubernetesVersion),
+		clusterv1beta1.LabelProvider:          mc.Status.Provider,
+	}
+}
+
+// minorVersion turns "v1.37.1" (or "v1.37.1-gke.5") into "1.37".
+func minorVersion(v string) string {
+	parts := strings.SplitN(strings.TrimPrefix(v, "v"), ".", 3)
+	if len(parts) < 2 || parts[0] == "" || parts[1] == "" {
+		return ""
+	}
+	return parts[0] + "." + parts[1]
+}
+
+// SetupWithManager registers the controller.
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("membership").
+		For(&clusterv1beta1.MemberCluster{}).
+		Complete(r)
+}

@@ -1,0 +1,213 @@
+package placement
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+	"github.com/flotilla-io/flotilla/pkg/conditions"
+)
+
+// reasonInvalidResourceSelectors marks a placement whose selectors cannot be
+// answered (an unknown kind, a namespaced kind selected directly).
+const reasonInvalidResourceSelectors = "InvalidResourceSelectors"
+
+// stages are the per-cluster conditions after Scheduled, in pipeline order, with
+// the reason used while a stage has not been reported yet.
+var stages = []struct {
+	condType      string
+	pendingReason string
+}{
+	{placementv1beta1.ConditionRolloutStarted, placementv1beta1.ReasonRolloutPending},
+	{placementv1beta1.ConditionOverridden, placementv1beta1.ReasonRolloutPending},
+	{placementv1beta1.ConditionWorkSynchronized, placementv1beta1.ReasonWorkSyncPending},
+	{placementv1beta1.ConditionApplied, placementv1beta1.ReasonApplyPending},
+	{placementv1beta1.ConditionAvailable, placementv1beta1.ReasonNotAvailableYet},
+}
+
+// updateStatus computes the placement's status from its snapshots and bindings,
+// writes it when it changed, and records an Event for every placement-level
+// condition whose status changed.
+func (r *Reconciler) updateStatus(ctx context.Context, s *scope, before *placementv1beta1.ClusterResourcePlacement) error {
+	crp := s.placement
+	bindings := &placementv1beta1.ClusterResourceBindingList{}
+	if err := r.Client.List(ctx, bindings, client.MatchingLabels{placementv1beta1.LabelPlacementName: crp.Name}); err != nil {
+		return fmt.Errorf("failed to list bindings: %w", err)
+	}
+	snapshots := &placementv1beta1.ClusterResourceSnapshotList{}
+	if err := r.Client.List(ctx, snapshots, client.MatchingLabels{placementv1beta1.LabelPlacementName: crp.Name}); err != nil {
+		return fmt.Errorf("failed to list resource snapshots: %w", err)
+	}
+	indexOf := map[string]string{}
+	for _, snap := range snapshots.Items {
+		indexOf[snap.Name] = snap.Labels[placementv1beta1.LabelResourceIndex]
+	}
+	computeStatus(s, bindings.Items, indexOf)
+	if equality.Semantic.DeepEqual(before.Status, crp.Status) {
+		return nil
+	}
+	if err := r.Client.Status().Update(ctx, crp); err != nil {
+		return fmt.Errorf("failed to update status: %w", err)
+	}
+	for _, t := range conditions.Changed(before.Status.Conditions, crp.Status.Conditions) {
+		c := conditions.Get(crp.Status.Conditions, t)
+		eventType := corev1.EventTypeNormal
+		if c.Status == metav1.ConditionFalse {
+			eventType = corev1.EventTypeWarning
+		}
+		r.Recorder.Eventf(crp, nil, eventType, c.Reason, strings.TrimPrefix(t, "ClusterResourcePlacement"), "%s is %s: %s", t, c.Status, c.Message)
+	}
+	return nil
+}
+
+// computeStatus fills s.placement.Status; a pure function of its inputs.
+func computeStatus(s *scope, bindings []placementv1beta1.ClusterResourceBinding, indexOf map[string]string) {
+	crp := s.placement
+	st := &crp.Status
+	gen := crp.Generation
+	if s.selectErr == nil {
+		st.SelectedResources = nil
+		if len(s.selected) > 0 {
+			st.SelectedResources = identifiers(s.selected)
+		}
+	}
+	latestSnapshot := ""
+	if s.resourceSnapshot != nil {
+		latestSnapshot = s.resourceSnapshot.Name
+		st.ObservedResourceIndex = s.resourceSnapshot.Labels[placementv1beta1.LabelResourceIndex]
+	}
+
+	// Scheduled.
+	schedType := crp.PlacementConditionType(placementv1beta1.ConditionScheduled)
+	var schedCond *metav1.Condition
+	if s.policySnapshot != nil {
+		schedCond = conditions.Get(s.policySnapshot.Status.Conditions, placementv1beta1.ConditionScheduled)
+	}
+	switch {
+	case s.selectErr != nil:
+		conditions.Set(&st.Conditions, schedType, metav1.ConditionFalse, reasonInvalidResourceSelectors, s.selectErr.Error(), gen)
+	case schedCond == nil:
+		conditions.Set(&st.Conditions, schedType, metav1.ConditionUnknown, placementv1beta1.ReasonSchedulePending, "waiting for the scheduler", gen)
+	default:
+		conditions.Set(&st.Conditions, schedType, schedCond.Status, schedCond.Reason, schedCond.Message, gen)
+	}
+
+	// Per cluster.
+	active := make([]placementv1beta1.ClusterResourceBinding, 0, len(bindings))
+	for _, b := range bindings {
+		if b.DeletionTimestamp.IsZero() && b.Spec.State != placementv1beta1.BindingStateUnscheduled {
+			active = append(active, b)
+		}
+	}
+	sort.Slice(active, func(i, j int) bool { return active[i].Spec.TargetCluster < active[j].Spec.TargetCluster })
+	statuses := make([]placementv1beta1.PerClusterPlacementStatus, 0, len(active))
+	for i := range active {
+		statuses = append(statuses, perClusterStatus(&active[i], latestSnapshot, indexOf, gen))
+	}
+	if p := crp.Spec.Policy; p != nil && p.PlacementType == placementv1beta1.PickN && p.NumberOfClusters != nil {
+		msg := "no cluster fits"
+		if schedCond != nil {
+			msg = schedCond.Message
+		}
+		for n := len(active); n < int(*p.NumberOfClusters); n++ {
+			pcs := placementv1beta1.PerClusterPlacementStatus{}
+			conditions.Set(&pcs.Conditions, placementv1beta1.ConditionScheduled, metav1.ConditionFalse, placementv1beta1.ReasonSchedulingPolicyUnfulfilled, msg, gen)
+			statuses = append(statuses, pcs)
+		}
+	}
+	st.PlacementStatuses = statuses
+
+	// Placement-level stages summarise the clusters.
+	for _, stage := range stages {
+		t := crp.PlacementConditionType(stage.condType)
+		if len(active) == 0 {
+			meta := st.Conditions[:0:0]
+			for _, c := range st.Conditions {
+				if c.Type != t {
+					meta = append(meta, c)
+				}
+			}
+			st.Conditions = meta
+			continue
+		}
+		status, reason, message := summarise(statuses, stage.condType, stage.pendingReason)
+		conditions.Set(&st.Conditions, t, status, reason, message, gen)
+	}
+}
+
+// perClusterStatus reports one binding's progress. A stage is only as fresh as
+// the binding's generation, and stages after WorkSynchronized count only for the
+// latest resource snapshot.
+func perClusterStatus(b *placementv1beta1.ClusterResourceBinding, latestSnapshot string, indexOf map[string]string, gen int64) placementv1beta1.PerClusterPlacementStatus {
+	pcs := placementv1beta1.PerClusterPlacementStatus{
+		ClusterName:           b.Spec.TargetCluster,
+		ObservedResourceIndex: indexOf[b.Spec.ResourceSnapshotName],
+		FailedPlacements:      b.Status.FailedPlacements,
+		DiffedPlacements:      b.Status.DiffedPlacements,
+	}
+	if c := conditions.Get(b.Status.Conditions, placementv1beta1.ConditionScheduled); c != nil {
+		conditions.Set(&pcs.Conditions, placementv1beta1.ConditionScheduled, c.Status, c.Reason, c.Message, gen)
+	} else {
+		msg := b.Spec.ClusterDecision.Reason
+		if msg == "" {
+			msg = "picked by the scheduler"
+		}
+		conditions.Set(&pcs.Conditions, placementv1beta1.ConditionScheduled, metav1.ConditionTrue, placementv1beta1.ReasonScheduled, msg, gen)
+	}
+	stale := latestSnapshot != "" && b.Spec.ResourceSnapshotName != latestSnapshot
+	previousTrue := true
+	for _, stage := range stages {
+		c := conditions.Get(b.Status.Conditions, stage.condType)
+		switch {
+		case !previousTrue:
+			conditions.Set(&pcs.Conditions, stage.condType, metav1.ConditionUnknown, stage.pendingReason, "waiting for the previous stage", gen)
+		case c == nil || c.ObservedGeneration != b.Generation:
+			conditions.Set(&pcs.Conditions, stage.condType, metav1.ConditionUnknown, stage.pendingReason, "not reported yet", gen)
+		case stale && stage.condType != placementv1beta1.ConditionRolloutStarted && stage.condType != placementv1beta1.ConditionOverridden && c.Status == metav1.ConditionTrue:
+			conditions.Set(&pcs.Conditions, stage.condType, metav1.ConditionUnknown, stage.pendingReason, "rolling out the latest resources", gen)
+		default:
+			conditions.Set(&pcs.Conditions, stage.condType, c.Status, c.Reason, c.Message, gen)
+		}
+		previousTrue = conditions.IsTrue(pcs.Conditions, stage.condType)
+	}
+	return pcs
+}
+
+// summarise folds one condition type over the clusters: any False makes it
+// False, any Unknown makes it Unknown, all True makes it True.
+func summarise(statuses []placementv1beta1.PerClusterPlacementStatus, condType, pendingReason string) (metav1.ConditionStatus, string, string) {
+	var falses, unknowns []string
+	var firstFalse *metav1.Condition
+	total := 0
+	for _, pcs := range statuses {
+		if pcs.ClusterName == "" {
+			continue
+		}
+		total++
+		c := conditions.Get(pcs.Conditions, condType)
+		switch {
+		case c == nil || c.Status == metav1.ConditionUnknown:
+			unknowns = append(unknowns, pcs.ClusterName)
+		case c.Status == metav1.ConditionFalse:
+			if firstFalse == nil {
+				firstFalse = c
+			}
+			falses = append(falses, pcs.ClusterName)
+		}
+	}
+	switch {
+	case len(falses) > 0:
+		return metav1.ConditionFalse, firstFalse.Reason, fmt.Sprintf("%d of %d clusters: %s; %s: %s", len(falses), total, strings.Join(falses, ", "), falses[0], firstFalse.Message)
+	case len(unknowns) > 0:
+		return metav1.ConditionUnknown, pendingReason, fmt.Sprintf("waiting for %d of %d clusters: %s", len(unknowns), total, strings.Join(unknowns, ", "))
+	default:
+		return metav1.ConditionTrue, condType, fmt.Sprintf("all %d clusters", total)
+	}
+}

@@ -1,0 +1,99 @@
+package resources
+
+import (
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
+)
+
+// skippedGroups are API groups whose objects describe the hub cluster itself, are
+// generated from other objects, or are Flotilla's own bookkeeping.
+var skippedGroups = map[string]bool{
+	"events.k8s.io":         true,
+	"coordination.k8s.io":   true, // leases: per-cluster liveness
+	"discovery.k8s.io":      true, // endpoint slices: generated from Services
+	"metrics.k8s.io":        true,
+	"authentication.k8s.io": true,
+	"authorization.k8s.io":  true,
+	"certificates.k8s.io":   true, // CSRs are signed per cluster
+	"resource.k8s.io":       true,
+	"cluster.flotilla.io":   true,
+	"placement.flotilla.io": true,
+}
+
+// skippedResources are kinds (by group/resource) that belong to one cluster only
+// or are created by controllers from kinds that are copied.
+var skippedResources = map[schema.GroupResource]bool{
+	{Group: "", Resource: "events"}:                                                  true,
+	{Group: "", Resource: "pods"}:                                                    true, // made by workload controllers on each member
+	{Group: "", Resource: "nodes"}:                                                   true,
+	{Group: "", Resource: "endpoints"}:                                               true,
+	{Group: "", Resource: "componentstatuses"}:                                       true,
+	{Group: "", Resource: "bindings"}:                                                true,
+	{Group: "", Resource: "persistentvolumes"}:                                       true, // bound to one cluster's storage
+	{Group: "apps", Resource: "controllerrevisions"}:                                 true,
+	{Group: "apps", Resource: "replicasets"}:                                         true, // owned by Deployments
+	{Group: "flowcontrol.apiserver.k8s.io", Resource: "flowschemas"}:                 true,
+	{Group: "flowcontrol.apiserver.k8s.io", Resource: "prioritylevelconfigurations"}: true,
+}
+
+// skippedNamespaces are never selected, nor is anything in them.
+var skippedNamespaces = map[string]bool{
+	"kube-system":        true,
+	"kube-public":        true,
+	"kube-node-lease":    true,
+	"flotilla-system":    true,
+	"local-path-storage": true,
+}
+
+// rootCAConfigMap is published into every namespace by the controller-manager of
+// each cluster; the member makes its own.
+const rootCAConfigMap = "kube-root-ca.crt"
+
+// SkipObject reports whether an object must not be copied to members, with the
+// reason (for logs).
+func SkipObject(obj *unstructured.Unstructured) (bool, string) {
+	if obj.GetDeletionTimestamp() != nil {
+		return true, "being deleted"
+	}
+	if skippedNamespaces[obj.GetNamespace()] {
+		return true, "in a system namespace"
+	}
+	if obj.GetKind() == "Namespace" && obj.GetAPIVersion() == "v1" && (skippedNamespaces[obj.GetName()] || isMemberNamespace(obj.GetName())) {
+		return true, "a system namespace"
+	}
+	if isMemberNamespace(obj.GetNamespace()) {
+		return true, "in a member's Work namespace"
+	}
+	for _, ref := range obj.GetOwnerReferences() {
+		if ref.Controller != nil && *ref.Controller {
+			return true, "created by a controller from " + ref.Kind + " " + ref.Name
+		}
+	}
+	if obj.GetAPIVersion() == "v1" {
+		switch obj.GetKind() {
+		case "ConfigMap":
+			if obj.GetName() == rootCAConfigMap {
+				return true, "the cluster's own root CA"
+			}
+		case "Secret":
+			t, _, _ := unstructured.NestedString(obj.Object, "type")
+			if t == string(corev1.SecretTypeServiceAccountToken) {
+				return true, "a service-account token of this cluster"
+			}
+		case "ServiceAccount":
+			if obj.GetName() == "default" {
+				return true, "made by every cluster in every namespace"
+			}
+		}
+	}
+	return false, ""
+}
+
+func isMemberNamespace(ns string) bool {
+	return strings.HasPrefix(ns, clusterv1beta1.MemberNamespacePrefix)
+}

@@ -1,0 +1,378 @@
+package resources
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-logr/logr"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/dynamic/dynamicinformer"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
+
+	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+)
+
+// Change names an object that was added, updated or deleted on the hub.
+type Change struct {
+	GVK       schema.GroupVersionKind
+	Namespace string
+	Name      string
+}
+
+// Options configures a Watcher.
+type Options struct {
+	// RediscoveryInterval is how often new kinds (CRDs) are looked for. Default: 30s.
+	RediscoveryInterval time.Duration
+	// SyncTimeout bounds the wait for a kind's cache to fill. Default: 30s.
+	SyncTimeout time.Duration
+}
+
+// Watcher caches every selectable kind on the hub. It is a manager Runnable.
+type Watcher struct {
+	opts      Options
+	discovery discovery.DiscoveryInterface
+	factory   dynamicinformer.DynamicSharedInformerFactory
+	log       logr.Logger
+
+	mu        sync.RWMutex
+	kinds     map[schema.GroupVersionKind]apiResource
+	informers map[schema.GroupVersionResource]informers.GenericInformer
+	handlers  []func(Change)
+	ctx       context.Context
+}
+
+type apiResource struct {
+	gvr        schema.GroupVersionResource
+	namespaced bool
+}
+
+// NewWatcher creates a Watcher for the cluster behind cfg.
+func NewWatcher(cfg *rest.Config, log logr.Logger, opts Options) (*Watcher, error) {
+	if opts.RediscoveryInterval == 0 {
+		opts.RediscoveryInterval = 30 * time.Second
+	}
+	if opts.SyncTimeout == 0 {
+		opts.SyncTimeout = 30 * time.Second
+	}
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("failed to create a discovery client: %w", err)
+	}
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("failed to create a dynamic client: %w", err)
+	}
+	return &Watcher{
+		opts:      opts,
+		discovery: dc,
+		factory:   dynamicinformer.NewDynamicSharedInformerFactory(dyn, 0),
+		log:       log,
+		kinds:     map[schema.GroupVersionKind]apiResource{},
+		informers: map[schema.GroupVersionResource]informers.GenericInformer{},
+	}, nil
+}
+
+// OnChange registers a handler called for every change of a watched object.
+// Register handlers before Start.
+func (w *Watcher) OnChange(h func(Change)) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.handlers = append(w.handlers, h)
+}
+
+// NeedLeaderElection: only the leader runs placements, so only it watches.
+func (w *Watcher) NeedLeaderElection() bool { return true }
+
+// Start discovers kinds, starts their informers and rediscovers periodically.
+func (w *Watcher) Start(ctx context.Context) error {
+	w.mu.Lock()
+	w.ctx = ctx
+	w.mu.Unlock()
+	if err := w.discover(); err != nil {
+		// Partial discovery (an aggregated API down) must not stop the hub.
+		w.log.Error(err, "resource discovery was incomplete")
+	}
+	ticker := time.NewTicker(w.opts.RediscoveryInterval)
+	defer ticker.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			w.factory.Shutdown()
+			return nil
+		case <-ticker.C:
+			if err := w.discover(); err != nil {
+				w.log.V(1).Info("resource rediscovery was incomplete", "error", err.Error())
+			}
+		}
+	}
+}
+
+// discover finds every listable, watchable kind in its preferred version and
+// starts an informer for each new one.
+func (w *Watcher) discover() error {
+	lists, discErr := w.discovery.ServerPreferredResources()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	added := 0
+	for _, list := range lists {
+		gv, err := schema.ParseGroupVersion(list.GroupVersion)
+		if err != nil || skippedGroups[gv.Group] {
+			continue
+		}
+		for _, r := range list.APIResources {
+			if strings.Contains(r.Name, "/") || !hasVerbs(r, "list", "watch") {
+				continue
+			}
+			if skippedResources[schema.GroupResource{Group: gv.Group, Resource: r.Name}] {
+				continue
+			}
+			gvk := gv.WithKind(r.Kind)
+			gvr := gv.WithResource(r.Name)
+			w.kinds[gvk] = apiResource{gvr: gvr, namespaced: r.Namespaced}
+			if _, ok := w.informers[gvr]; ok {
+				continue
+			}
+			inf := w.factory.ForResource(gvr)
+			_, _ = inf.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+				AddFunc:    func(obj any) { w.notify(gvk, obj) },
+				UpdateFunc: func(_, obj any) { w.notify(gvk, obj) },
+				DeleteFunc: func(obj any) { w.notify(gvk, obj) },
+			})
+			w.informers[gvr] = inf
+			added++
+		}
+	}
+	if added > 0 && w.ctx != nil {
+		w.factory.Start(w.ctx.Done())
+		w.log.V(1).Info("watching new kinds", "count", added)
+	}
+	return discErr
+}
+
+func hasVerbs(r metav1.APIResource, verbs ...string) bool {
+	have := map[string]bool{}
+	for _, v := range r.Verbs {
+		have[v] = true
+	}
+	for _, v := range verbs {
+		if !have[v] {
+			return false
+		}
+	}
+	return true
+}
+
+func (w *Watcher) notify(gvk schema.GroupVersionKind, obj any) {
+	if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = tomb.Obj
+	}
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok {
+		return
+	}
+	c := Change{GVK: gvk, Namespace: u.GetNamespace(), Name: u.GetName()}
+	w.mu.RLock()
+	handlers := w.handlers
+	w.mu.RUnlock()
+	for _, h := range handlers {
+		h(c)
+	}
+}
+
+// lister returns a synced lister for a kind, waiting a bounded time for its
+// cache to fill.
+func (w *Watcher) lister(ctx context.Context, gvk schema.GroupVersionKind) (cache.GenericLister, apiResource, error) {
+	w.mu.RLock()
+	res, ok := w.kinds[gvk]
+	var inf informers.GenericInformer
+	if ok {
+		inf = w.informers[res.gvr]
+	}
+	w.mu.RUnlock()
+	if !ok {
+		// Perhaps a CRD installed since the last discovery.
+		if err := w.discover(); err != nil {
+			w.log.V(1).Info("resource discovery was incomplete", "error", err.Error())
+		}
+		w.mu.RLock()
+		res, ok = w.kinds[gvk]
+		if ok {
+			inf = w.informers[res.gvr]
+		}
+		w.mu.RUnlock()
+		if !ok {
+			return nil, apiResource{}, fmt.Errorf("the hub serves no selectable kind %s", gvkString(gvk))
+		}
+	}
+	syncCtx, cancel := context.WithTimeout(ctx, w.opts.SyncTimeout)
+	defer cancel()
+	if !cache.WaitForCacheSync(syncCtx.Done(), inf.Informer().HasSynced) {
+		return nil, apiResource{}, fmt.Errorf("the cache of %s did not sync within %s", gvkString(gvk), w.opts.SyncTimeout)
+	}
+	return inf.Lister(), res, nil
+}
+
+func gvkString(gvk schema.GroupVersionKind) string {
+	if gvk.Group == "" {
+		return gvk.Version + "/" + gvk.Kind
+	}
+	return gvk.Group + "/" + gvk.Version + "/" + gvk.Kind
+}
+
+// namespacedKinds returns every watched namespaced kind, sorted for determinism.
+func (w *Watcher) namespacedKinds() []schema.GroupVersionKind {
+	w.mu.RLock()
+	defer w.mu.RUnlock()
+	var out []schema.GroupVersionKind
+	for gvk, r := range w.kinds {
+		if r.namespaced {
+			out = append(out, gvk)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return gvkString(out[i]) < gvkString(out[j]) })
+	return out
+}
+
+// Select returns deep copies of the objects the selectors pick, with a Namespace
+// bringing every selectable object in it, skipping what must not be copied. The
+// result is sorted: Namespaces, then CRDs, then everything else by kind,
+// namespace and name.
+func (w *Watcher) Select(ctx context.Context, selectors []placementv1beta1.ResourceSelector) ([]*unstructured.Unstructured, error) {
+	picked := map[string]*unstructured.Unstructured{}
+	add := func(u *unstructured.Unstructured) {
+		if skip, _ := SkipObject(u); skip {
+			return
+		}
+		picked[objectKey(u)] = u
+	}
+	for _, sel := range selectors {
+		gvk := schema.GroupVersionKind{Group: sel.Group, Version: sel.Version, Kind: sel.Kind}
+		objs, err := w.list(ctx, gvk, sel)
+		if err != nil {
+			return nil, err
+		}
+		for _, u := range objs {
+			add(u)
+			if gvk.Group == "" && gvk.Kind == "Namespace" {
+				if skip, _ := SkipObject(u); skip {
+					continue
+				}
+				inside, err := w.objectsIn(ctx, u.GetName())
+				if err != nil {
+					return nil, err
+				}
+				for _, o := range inside {
+					add(o)
+				}
+			}
+		}
+	}
+	out := make([]*unstructured.Unstructured, 0, len(picked))
+	for _, u := range picked {
+		out = append(out, u)
+	}
+	SortForApply(out)
+	return out, nil
+}
+
+func (w *Watcher) list(ctx context.Context, gvk schema.GroupVersionKind, sel placementv1beta1.ResourceSelector) ([]*unstructured.Unstructured, error) {
+	lister, res, err := w.lister(ctx, gvk)
+	if err != nil {
+		return nil, err
+	}
+	if res.namespaced {
+		return nil, fmt.Errorf("%s is namespaced: a ClusterResourcePlacement selects cluster-scoped kinds (select its Namespace to bring it)", gvkString(gvk))
+	}
+	if sel.Name != "" {
+		obj, err := lister.Get(sel.Name)
+		if apierrors.IsNotFound(err) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("failed to get %s %s: %w", gvkString(gvk), sel.Name, err)
+		}
+		return []*unstructured.Unstructured{toUnstructured(obj)}, nil
+	}
+	selector := labels.Everything()
+	if sel.LabelSelector != nil {
+		if selector, err = metav1.LabelSelectorAsSelector(sel.LabelSelector); err != nil {
+			return nil, fmt.Errorf("invalid label selector for %s: %w", gvkString(gvk), err)
+		}
+	}
+	objs, err := lister.List(selector)
+	if err != nil {
+		return nil, fmt.Errorf("failed to list %s: %w", gvkString(gvk), err)
+	}
+	out := make([]*unstructured.Unstructured, 0, len(objs))
+	for _, o := range objs {
+		out = append(out, toUnstructured(o))
+	}
+	return out, nil
+}
+
+// objectsIn lists every selectable object in a namespace.
+func (w *Watcher) objectsIn(ctx context.Context, namespace string) ([]*unstructured.Unstructured, error) {
+	var out []*unstructured.Unstructured
+	for _, gvk := range w.namespacedKinds() {
+		lister, _, err := w.lister(ctx, gvk)
+		if err != nil {
+			// One broken kind (an aggregated API down) must not block the rest.
+			w.log.V(1).Info("skipping a kind that cannot be listed", "kind", gvkString(gvk), "error", err.Error())
+			continue
+		}
+		objs, err := lister.ByNamespace(namespace).List(labels.Everything())
+		if err != nil {
+			return nil, fmt.Errorf("failed to list %s in %s: %w", gvkString(gvk), namespace, err)
+		}
+		for _, o := range objs {
+			out = append(out, toUnstructured(o))
+		}
+	}
+	return out, nil
+}
+
+func toUnstructured(o runtime.Object) *unstructured.Unstructured {
+	return o.(*unstructured.Unstructured).DeepCopy()
+}
+
+func objectKey(u *unstructured.Unstructured) string {
+	return u.GroupVersionKind().String() + "/" + u.GetNamespace() + "/" + u.GetName()
+}
+
+// applyRank orders kinds so that what others depend on comes first.
+func applyRank(u *unstructured.Unstructured) int {
+	gvk := u.GroupVersionKind()
+	switch {
+	case gvk.Group == "" && gvk.Kind == "Namespace":
+		return 0
+	case gvk.Group == "apiextensions.k8s.io" && gvk.Kind == "CustomResourceDefinition":
+		return 1
+	default:
+		return 2
+	}
+}
+
+// SortForApply orders objects Namespaces first, then CRDs, then by kind,
+// namespace and name — a stable order, so equal selections hash equally.
+func SortForApply(objs []*unstructured.Unstructured) {
+	sort.SliceStable(objs, func(i, j int) bool {
+		ri, rj := applyRank(objs[i]), applyRank(objs[j])
+		if ri != rj {
+			return ri < rj
+		}
+		return objectKey(objs[i]) < objectKey(objs[j])
+	})
+}

@@ -1,0 +1,306 @@
+// Package scheduler runs the scheduling stage of the placement pipeline: for each
+// placement's latest scheduling-policy snapshot it runs one framework cycle over
+// the member clusters and makes the bindings match the decision — one binding per
+// chosen cluster — and records every cluster's decision on the snapshot.
+package scheduler
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"sort"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
+	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+	"github.com/flotilla-io/flotilla/hub/scheduler/framework"
+	"github.com/flotilla-io/flotilla/pkg/conditions"
+)
+
+// Name is the built-in scheduler's name; a placement whose schedulerName is empty
+// or this is ours, any other name belongs to an external scheduler.
+const Name = "flotilla-scheduler"
+
+// Reconciler schedules placements.
+type Reconciler struct {
+	Client    client.Client
+	Scheme    *runtime.Scheme
+	Framework *framework.Framework
+	// Rand picks among equals (Kratix: one random matching cluster, then sticky).
+	Rand *rand.Rand
+	// Now is the clock. Default: time.Now.
+	Now func() time.Time
+}
+
+// Reconcile schedules one ClusterResourcePlacement.
+func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (ctrl.Result, error) {
+	crp := &placementv1beta1.ClusterResourcePlacement{}
+	if err := r.Client.Get(ctx, req.NamespacedName, crp); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !crp.DeletionTimestamp.IsZero() {
+		return ctrl.Result{}, nil
+	}
+	snap, err := r.latestPolicySnapshot(ctx, crp.Name)
+	if err != nil || snap == nil {
+		return ctrl.Result{}, err
+	}
+	if name := crp.Spec.SchedulerName; name != "" && name != Name {
+		// Left untouched for an external scheduler, which writes the bindings.
+		return ctrl.Result{}, r.setScheduled(ctx, snap, metav1.ConditionUnknown, placementv1beta1.ReasonWaitingForExternalScheduler,
+			fmt.Sprintf("schedulerName is %q: waiting for that scheduler to write bindings", name), nil)
+	}
+	in, err := r.cycleInput(ctx, crp, snap)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	res, err := r.Framework.RunCycle(ctx, in)
+	if err != nil {
+		// A policy that cannot be evaluated (e.g. a property value that is not a
+		// quantity) is the user's to fix: say so instead of retrying in a loop.
+		return ctrl.Result{}, r.setScheduled(ctx, snap, metav1.ConditionFalse, placementv1beta1.ReasonScheduleFailed,
+			fmt.Sprintf("the policy cannot be evaluated: %v", err), res.Decisions)
+	}
+	if err := r.applyBindings(ctx, crp, snap, in.Bindings, res); err != nil {
+		return ctrl.Result{}, err
+	}
+	if err := r.setScheduled(ctx, snap, res.Status, res.Reason, res.Message, res.Decisions); err != nil {
+		return ctrl.Result{}, err
+	}
+	log.FromContext(ctx).V(1).Info("scheduled", "selected", res.Selected, "unscheduled", res.Unschedule)
+	// Eligibility depends on time (a disconnected cluster's grace period), so look again.
+	return ctrl.Result{RequeueAfter: time.Minute}, nil
+}
+
+func (r *Reconciler) latestPolicySnapshot(ctx context.Context, placement string) (*placementv1beta1.ClusterSchedulingPolicySnapshot, error) {
+	list := &placementv1beta1.ClusterSchedulingPolicySnapshotList{}
+	if err := r.Client.List(ctx, list, client.MatchingLabels{
+		placementv1beta1.LabelPlacementName:    placement,
+		placementv1beta1.LabelIsLatestSnapshot: "true",
+	}); err != nil {
+		return nil, fmt.Errorf("failed to list policy snapshots: %w", err)
+	}
+	if len(list.Items) == 0 {
+		return nil, nil
+	}
+	return &list.Items[0], nil
+}
+
+// cycleInput loads the world one cycle looks at.
+func (r *Reconciler) cycleInput(ctx context.Context, crp *placementv1beta1.ClusterResourcePlacement, snap *placementv1beta1.ClusterSchedulingPolicySnapshot) (framework.CycleInput, error) {
+	clusters := &clusterv1beta1.MemberClusterList{}
+	if err := r.Client.List(ctx, clusters); err != nil {
+		return framework.CycleInput{}, fmt.Errorf("failed to list member clusters: %w", err)
+	}
+	locations := &clusterv1beta1.LocationList{}
+	if err := r.Client.List(ctx, locations); err != nil {
+		return framework.CycleInput{}, fmt.Errorf("failed to list locations: %w", err)
+	}
+	all := &placementv1beta1.ClusterResourceBindingList{}
+	if err := r.Client.List(ctx, all); err != nil {
+		return framework.CycleInput{}, fmt.Errorf("failed to list bindings: %w", err)
+	}
+	placements := &placementv1beta1.ClusterResourcePlacementList{}
+	if err := r.Client.List(ctx, placements); err != nil {
+		return framework.CycleInput{}, fmt.Errorf("failed to list placements: %w", err)
+	}
+	var own []placementv1beta1.ClusterResourceBinding
+	peerClusters := map[string][]string{}
+	for _, b := range all.Items {
+		name := b.Labels[placementv1beta1.LabelPlacementName]
+		if name == crp.Name {
+			own = append(own, b)
+			continue
+		}
+		if b.DeletionTimestamp.IsZero() && b.Spec.State != placementv1beta1.BindingStateUnscheduled {
+			peerClusters[name] = append(peerClusters[name], b.Spec.TargetCluster)
+		}
+	}
+	var peers []framework.PlacementPeer
+	for _, p := range placements.Items {
+		if p.Name == crp.Name {
+			continue
+		}
+		sort.Strings(peerClusters[p.Name])
+		peers = append(peers, framework.PlacementPeer{Name: p.Name, Labels: p.Labels, Clusters: peerClusters[p.Name]})
+	}
+	dyn, err := DynamicSelectorsOf(crp)
+	if err != nil {
+		return framework.CycleInput{}, err
+	}
+	now := time.Now
+	if r.Now != nil {
+		now = r.Now
+	}
+	return framework.CycleInput{
+		PlacementName:    crp.Name,
+		PlacementLabels:  crp.Labels,
+		Policy:           snap.Spec.Policy,
+		Clusters:         clusters.Items,
+		Locations:        locations.Items,
+		Bindings:         own,
+		OtherPlacements:  peers,
+		DynamicSelectors: dyn,
+		Now:              now(),
+		Rand:             r.Rand,
+	}, nil
+}
+
+// BindingName is the name of a placement's binding to a cluster.
+func BindingName(placement, cluster string) string { return placement + "-" + cluster }
+
+// applyBindings makes the placement's bindings match the cycle's result: a
+// binding per selected cluster (new ones Scheduled, for the rollout to bind),
+// the decision recorded on each, and Unscheduled for the clusters to leave.
+func (r *Reconciler) applyBindings(ctx context.Context, crp *placementv1beta1.ClusterResourcePlacement, snap *placementv1beta1.ClusterSchedulingPolicySnapshot,
+	existing []placementv1beta1.ClusterResourceBinding, res framework.CycleResult) error {
+	byCluster := map[string]*placementv1beta1.ClusterResourceBinding{}
+	for i := range existing {
+		b := &existing[i]
+		if b.DeletionTimestamp.IsZero() {
+			byCluster[b.Spec.TargetCluster] = b
+		}
+	}
+	decisions := map[string]placementv1beta1.ClusterDecision{}
+	for _, d := range res.Decisions {
+		decisions[d.ClusterName] = d
+	}
+	for _, cluster := range res.Selected {
+		b, ok := byCluster[cluster]
+		if !ok {
+			b = &placementv1beta1.ClusterResourceBinding{
+				ObjectMeta: metav1.ObjectMeta{
+					Name:   BindingName(crp.Name, cluster),
+					Labels: map[string]string{placementv1beta1.LabelPlacementName: crp.Name},
+				},
+				Spec: placementv1beta1.ResourceBindingSpec{
+					State:                        placementv1beta1.BindingStateScheduled,
+					TargetCluster:                cluster,
+					SchedulingPolicySnapshotName: snap.Name,
+					ClusterDecision:              decisions[cluster],
+				},
+			}
+			if err := controllerutil.SetControllerReference(crp, b, r.Scheme); err != nil {
+				return err
+			}
+			if err := r.Client.Create(ctx, b); err != nil {
+				if apierrors.IsAlreadyExists(err) {
+					// The previous binding to this cluster is still being removed.
+					continue
+				}
+				return fmt.Errorf("failed to create binding for %s: %w", cluster, err)
+			}
+		} else {
+			want := b.Spec.DeepCopy()
+			want.SchedulingPolicySnapshotName = snap.Name
+			want.ClusterDecision = decisions[cluster]
+			if want.State == placementv1beta1.BindingStateUnscheduled {
+				want.State = placementv1beta1.BindingStateScheduled
+			}
+			if !equality.Semantic.DeepEqual(*want, b.Spec) {
+				b.Spec = *want
+				if err := r.Client.Update(ctx, b); err != nil {
+					return fmt.Errorf("failed to update binding %s: %w", b.Name, err)
+				}
+			}
+		}
+		if err := r.setMisplaced(ctx, b, res.Misplaced[cluster]); err != nil {
+			return err
+		}
+	}
+	for _, cluster := range res.Unschedule {
+		b, ok := byCluster[cluster]
+		if !ok || b.Spec.State == placementv1beta1.BindingStateUnscheduled {
+			continue
+		}
+		b.Spec.State = placementv1beta1.BindingStateUnscheduled
+		b.Spec.ClusterDecision = decisions[cluster]
+		if err := r.Client.Update(ctx, b); err != nil {
+			return fmt.Errorf("failed to unschedule binding %s: %w", b.Name, err)
+		}
+	}
+	return nil
+}
+
+// setMisplaced records on the binding whether its cluster still matches (Kratix:
+// a misplaced workload is flagged, not moved).
+func (r *Reconciler) setMisplaced(ctx context.Context, b *placementv1beta1.ClusterResourceBinding, reason string) error {
+	before := b.Status.DeepCopy()
+	if reason != "" {
+		conditions.Set(&b.Status.Conditions, placementv1beta1.ConditionScheduled, metav1.ConditionFalse, placementv1beta1.ReasonMisplaced, reason, b.Generation)
+	} else {
+		msg := b.Spec.ClusterDecision.Reason
+		if msg == "" {
+			msg = "picked by the scheduler"
+		}
+		conditions.Set(&b.Status.Conditions, placementv1beta1.ConditionScheduled, metav1.ConditionTrue, placementv1beta1.ReasonScheduled, msg, b.Generation)
+	}
+	if equality.Semantic.DeepEqual(*before, b.Status) {
+		return nil
+	}
+	if err := r.Client.Status().Update(ctx, b); err != nil {
+		return fmt.Errorf("failed to update binding status %s: %w", b.Name, err)
+	}
+	return nil
+}
+
+// setScheduled records the cycle's outcome on the policy snapshot.
+func (r *Reconciler) setScheduled(ctx context.Context, snap *placementv1beta1.ClusterSchedulingPolicySnapshot, status metav1.ConditionStatus, reason, message string, decisions []placementv1beta1.ClusterDecision) error {
+	before := snap.Status.DeepCopy()
+	conditions.Set(&snap.Status.Conditions, placementv1beta1.ConditionScheduled, status, reason, message, snap.Generation)
+	snap.Status.TargetClusters = decisions
+	if len(snap.Status.TargetClusters) > 1000 {
+		snap.Status.TargetClusters = snap.Status.TargetClusters[:1000]
+	}
+	if equality.Semantic.DeepEqual(*before, snap.Status) {
+		return nil
+	}
+	if err := r.Client.Status().Update(ctx, snap); err != nil {
+		return fmt.Errorf("failed to update policy snapshot status: %w", err)
+	}
+	return nil
+}
+
+// SetupWithManager registers the controller: placements, their snapshots and
+// bindings, and every MemberCluster and Location change (which may change where
+// anything fits).
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	byPlacement := handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
+		name := o.GetLabels()[placementv1beta1.LabelPlacementName]
+		if name == "" || o.GetLabels()[placementv1beta1.LabelPlacementNamespace] != "" {
+			return nil
+		}
+		return []reconcile.Request{{NamespacedName: types.NamespacedName{Name: name}}}
+	})
+	allPlacements := handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, _ client.Object) []reconcile.Request {
+		list := &placementv1beta1.ClusterResourcePlacementList{}
+		if err := mgr.GetClient().List(ctx, list); err != nil {
+			return nil
+		}
+		reqs := make([]reconcile.Request, 0, len(list.Items))
+		for _, p := range list.Items {
+			reqs = append(reqs, reconcile.Request{NamespacedName: types.NamespacedName{Name: p.Name}})
+		}
+		return reqs
+	})
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("scheduler").
+		For(&placementv1beta1.ClusterResourcePlacement{}).
+		Watches(&placementv1beta1.ClusterSchedulingPolicySnapshot{}, byPlacement).
+		Watches(&placementv1beta1.ClusterResourceBinding{}, allPlacements).
+		Watches(&clusterv1beta1.MemberCluster{}, allPlacements).
+		Watches(&clusterv1beta1.Location{}, allPlacements).
+		Complete(r)
+}

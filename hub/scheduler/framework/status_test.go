@@ -1,0 +1,87 @@
+/*
+Copyright 2026 The Flotilla Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package framework
+
+import (
+	"errors"
+	"testing"
+)
+
+func TestNilStatusIsSuccess(t *testing.T) {
+	var s *Status
+	if !s.IsSuccess() || s.Code() != Success || s.IsRejection() || s.IsSkip() || s.IsError() || s.AsError() != nil || s.Message() != "" {
+		t.Errorf("nil status = %v, want a plain success", s)
+	}
+}
+
+func TestErrorStatusesComeOnlyFromErrors(t *testing.T) {
+	err := errors.New("boom")
+	s := FromError(err)
+	if !s.IsError() || !errors.Is(s.AsError(), err) || s.Message() != "boom" || s.String() != "Error: boom" {
+		t.Errorf("FromError(boom) = %v", s)
+	}
+	if FromError(nil) != nil {
+		t.Errorf("FromError(nil) is not nil")
+	}
+	if s := NewStatus(codeError, "made by hand"); s.AsError() == nil || s.AsError().Error() != "made by hand" {
+		t.Errorf("NewStatus(error code) = %v, want an error status carrying an error", s)
+	}
+}
+
+func TestStatusCodes(t *testing.T) {
+	tests := []struct {
+		code      Code
+		rejection bool
+		name      string
+	}{
+		{Success, false, "Success"},
+		{ClusterUnschedulable, true, "ClusterUnschedulable"},
+		{ClusterMismatch, true, "ClusterMismatch"},
+		{ClusterAlreadySelected, true, "ClusterAlreadySelected"},
+		{Skip, false, "Skip"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := NewStatus(tt.code, "a", "b")
+			if s.IsRejection() != tt.rejection || s.Code().String() != tt.name || s.Message() != "a; b" || s.AsError() != nil {
+				t.Errorf("NewStatus(%s) = %v", tt.name, s)
+			}
+		})
+	}
+}
+
+func TestClusterScoreRanksTopologySpreadFirst(t *testing.T) {
+	tests := []struct {
+		name string
+		a, b ClusterScore
+		want int
+	}{
+		{"equal scores", ClusterScore{1, 2}, ClusterScore{1, 2}, 0},
+		{"a better topology spread score wins over any affinity score", ClusterScore{0, -100}, ClusterScore{-1, 100}, 1},
+		{"with equal topology spread scores the affinity score decides", ClusterScore{-1, 5}, ClusterScore{-1, 6}, -1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.a.Compare(tt.b); got != tt.want {
+				t.Errorf("Compare() = %d, want %d", got, tt.want)
+			}
+			if got := tt.b.Compare(tt.a); got != -tt.want {
+				t.Errorf("reverse Compare() = %d, want %d", got, -tt.want)
+			}
+		})
+	}
+}

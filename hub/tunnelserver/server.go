@@ -1,0 +1,276 @@
+package tunnelserver
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/prometheus/client_golang/prometheus"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	toolscache "k8s.io/client-go/tools/cache"
+	ctrlcache "sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
+	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+	"github.com/flotilla-io/flotilla/hub/join"
+	"github.com/flotilla-io/flotilla/hub/pki"
+	"github.com/flotilla-io/flotilla/pkg/tunnel"
+)
+
+// InfoConfigMapName is the ConfigMap in the hub namespace where the hub publishes
+// what a join command needs: the address agents dial and the CA's hash.
+const InfoConfigMapName = "flotilla-hub-info"
+
+// Keys of the info ConfigMap.
+const (
+	InfoKeyAddress = "address"
+	InfoKeyCAHash  = "caCertHash"
+	InfoKeyCA      = "ca.crt"
+)
+
+// Options configures the tunnel server. Defaults are filled in by New.
+type Options struct {
+	// Namespace is the hub namespace (CA, tokens, info ConfigMap).
+	Namespace string
+	// ReplicaName identifies this hub replica in MemberCluster status.
+	ReplicaName string
+	// BindAddress is where agents connect.
+	BindAddress string
+	// AdvertiseAddress is the host:port agents are told to dial. Default: BindAddress.
+	AdvertiseAddress string
+	// ExtraSANs are more host names or IPs for the serving certificate.
+	ExtraSANs []string
+	// StatusRefreshInterval is how often a connected member's lastHeartbeatTime
+	// and properties are written; transitions are written at once. Default: 30s.
+	StatusRefreshInterval time.Duration
+	// HeartbeatMisses is how many heartbeat periods without a heartbeat make a
+	// member disconnected. Default: 3.
+	HeartbeatMisses int
+}
+
+// Server is the hub's tunnel endpoint; a manager Runnable in every replica.
+type Server struct {
+	opts Options
+	// reader reads Works and MemberClusters from the manager's cache.
+	reader client.Reader
+	// direct reads and writes without a cache (Secrets, fresh MemberClusters).
+	direct client.Client
+	cache  ctrlcache.Cache
+	log    logr.Logger
+
+	metrics  *metrics
+	tmetrics *tunnel.Metrics
+
+	mu       sync.Mutex
+	sessions map[string]*memberSession
+	ready    atomic.Bool
+	now      func() time.Time
+}
+
+var _ interface{ NeedLeaderElection() bool } = (*Server)(nil)
+
+// New creates a tunnel server. reader is the manager's (cached) client, direct an
+// uncached client, c the manager's cache, reg the metrics registry.
+func New(opts Options, reader client.Reader, direct client.Client, c ctrlcache.Cache, reg prometheus.Registerer, log logr.Logger) (*Server, error) {
+	if opts.AdvertiseAddress == "" {
+		opts.AdvertiseAddress = opts.BindAddress
+	}
+	if opts.StatusRefreshInterval == 0 {
+		opts.StatusRefreshInterval = 30 * time.Second
+	}
+	if opts.HeartbeatMisses == 0 {
+		opts.HeartbeatMisses = 3
+	}
+	m, err := newMetrics(reg)
+	if err != nil {
+		return nil, fmt.Errorf("failed to register tunnel server metrics: %w", err)
+	}
+	tm, err := tunnel.NewMetrics(reg)
+	if err != nil {
+		return nil, fmt.Errorf("failed to register tunnel metrics: %w", err)
+	}
+	return &Server{opts: opts, reader: reader, direct: direct, cache: c, log: log,
+		metrics: m, tmetrics: tm, sessions: map[string]*memberSession{}, now: time.Now}, nil
+}
+
+// NeedLeaderElection is false: every replica serves tunnels.
+func (s *Server) NeedLeaderElection() bool { return false }
+
+// ReadyCheck fails until the server listens.
+func (s *Server) ReadyCheck(_ *http.Request) error {
+	if !s.ready.Load() {
+		return errors.New("the tunnel server is not listening yet")
+	}
+	return nil
+}
+
+// Start loads the CA, publishes the join information and serves until ctx ends.
+func (s *Server) Start(ctx context.Context) error {
+	ca, err := pki.LoadOrCreateCA(ctx, s.direct, s.opts.Namespace)
+	if err != nil {
+		return err
+	}
+	host, _, err := net.SplitHostPort(s.opts.AdvertiseAddress)
+	if err != nil {
+		return fmt.Errorf("invalid advertise address %q: %w", s.opts.AdvertiseAddress, err)
+	}
+	bindHost, _, _ := net.SplitHostPort(s.opts.BindAddress)
+	sans := append([]string{host, bindHost, "localhost", "127.0.0.1",
+		"flotilla-hub." + s.opts.Namespace + ".svc", "flotilla-hub." + s.opts.Namespace + ".svc.cluster.local"}, s.opts.ExtraSANs...)
+	serving, err := ca.ServingCertificate(sans)
+	if err != nil {
+		return err
+	}
+	if err := s.publishInfo(ctx, ca); err != nil {
+		return err
+	}
+	inf, err := s.cache.GetInformer(ctx, &placementv1beta1.Work{})
+	if err != nil {
+		return fmt.Errorf("failed to watch Work: %w", err)
+	}
+	if _, err := inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
+		AddFunc:    s.workChanged,
+		UpdateFunc: func(_, obj any) { s.workChanged(obj) },
+		DeleteFunc: s.workChanged,
+	}); err != nil {
+		return fmt.Errorf("failed to watch Work: %w", err)
+	}
+	l, err := net.Listen("tcp", s.opts.BindAddress)
+	if err != nil {
+		return fmt.Errorf("failed to listen on %s for agents: %w", s.opts.BindAddress, err)
+	}
+	joinHandler := &join.Handler{Client: s.direct, Namespace: s.opts.Namespace, CA: ca, Log: s.log.WithName("join")}
+	srv := &tunnel.Server{
+		TLSConfig: &tls.Config{
+			MinVersion:   tls.VersionTLS12,
+			Certificates: []tls.Certificate{serving},
+			// Joining agents have no certificate yet; tunnels must present one.
+			ClientAuth: tls.VerifyClientCertIfGiven,
+			ClientCAs:  ca.Pool(),
+			NextProtos: []string{tunnel.ALPNTunnel, tunnel.ALPNJoin},
+		},
+		Tunnel: tunnel.ServerOptions{
+			Authorize:   s.authorize,
+			ReplicaName: s.opts.ReplicaName,
+			Logger:      s.log.WithName("session"),
+			Metrics:     s.tmetrics,
+		},
+		OnTunnel: s.serveSession,
+		OnJoin:   joinHandler.ServeConn,
+		Logger:   s.log,
+	}
+	s.ready.Store(true)
+	s.log.Info("serving agents", "address", l.Addr().String(), "advertise", s.opts.AdvertiseAddress, "caCertHash", ca.Hash())
+	err = srv.Serve(ctx, l)
+	if ctx.Err() != nil {
+		return nil
+	}
+	return err
+}
+
+// publishInfo writes the ConfigMap `hub token create` reads.
+func (s *Server) publishInfo(ctx context.Context, ca *pki.CA) error {
+	want := map[string]string{
+		InfoKeyAddress: s.opts.AdvertiseAddress,
+		InfoKeyCAHash:  ca.Hash(),
+		InfoKeyCA:      string(ca.CertPEM),
+	}
+	cm := &corev1.ConfigMap{}
+	err := s.direct.Get(ctx, types.NamespacedName{Namespace: s.opts.Namespace, Name: InfoConfigMapName}, cm)
+	switch {
+	case apierrors.IsNotFound(err):
+		cm = &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: s.opts.Namespace, Name: InfoConfigMapName,
+			Labels: map[string]string{"app.kubernetes.io/part-of": "flotilla"}}, Data: want}
+		if err := s.direct.Create(ctx, cm); err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("failed to publish the hub info: %w", err)
+		}
+		return nil
+	case err != nil:
+		return fmt.Errorf("failed to read the hub info: %w", err)
+	}
+	cm.Data = want
+	if err := s.direct.Update(ctx, cm); err != nil {
+		return fmt.Errorf("failed to publish the hub info: %w", err)
+	}
+	return nil
+}
+
+// authorize accepts a tunnel whose certificate names the member it says it is
+// and whose MemberCluster exists and is not leaving.
+func (s *Server) authorize(ctx context.Context, hello tunnel.Hello, peer *x509.Certificate) (tunnel.HelloAck, error) {
+	// A refusal is an error: its text is what the agent is told.
+	refuse := func(reason string) (tunnel.HelloAck, error) {
+		s.metrics.sessionsRejected.Inc()
+		return tunnel.HelloAck{}, errors.New(reason)
+	}
+	if peer == nil {
+		return refuse("no client certificate: run `agent join` to get one, then `agent run`")
+	}
+	if err := tunnel.VerifyPeerIdentity(hello, peer); err != nil {
+		return refuse(err.Error())
+	}
+	mc := &clusterv1beta1.MemberCluster{}
+	if err := s.direct.Get(ctx, types.NamespacedName{Name: hello.ClusterName}, mc); err != nil {
+		if apierrors.IsNotFound(err) {
+			return refuse(fmt.Sprintf("member %q is not in the fleet (it left or was deleted): join again with a new token", hello.ClusterName))
+		}
+		return tunnel.HelloAck{}, fmt.Errorf("failed to read MemberCluster %s: %w", hello.ClusterName, err)
+	}
+	if !mc.DeletionTimestamp.IsZero() {
+		return refuse(fmt.Sprintf("member %q is leaving the fleet", hello.ClusterName))
+	}
+	period := mc.Spec.HeartbeatPeriodSeconds
+	if period <= 0 {
+		period = 5
+	}
+	return tunnel.HelloAck{Accepted: true, HeartbeatPeriodSeconds: period, HubReplica: s.opts.ReplicaName}, nil
+}
+
+// workChanged tells the session of the Work's member, if this replica holds it.
+func (s *Server) workChanged(obj any) {
+	if tomb, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
+		obj = tomb.Obj
+	}
+	w, ok := obj.(*placementv1beta1.Work)
+	if !ok {
+		return
+	}
+	member, ok := memberOf(w.Namespace)
+	if !ok {
+		return
+	}
+	s.mu.Lock()
+	ms := s.sessions[member]
+	s.mu.Unlock()
+	if ms != nil {
+		ms.markChanged(w.Name)
+	}
+}
+
+func memberOf(namespace string) (string, bool) {
+	p := clusterv1beta1.MemberNamespacePrefix
+	if len(namespace) <= len(p) || namespace[:len(p)] != p {
+		return "", false
+	}
+	return namespace[len(p):], true
+}
+
+// Connected reports whether this replica holds a live session for member.
+func (s *Server) Connected(member string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.sessions[member]
+	return ok
+}

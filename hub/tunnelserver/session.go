@@ -1,0 +1,364 @@
+package tunnelserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/go-logr/logr"
+	"golang.org/x/sync/errgroup"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/retry"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
+	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+	"github.com/flotilla-io/flotilla/pkg/tunnel"
+	"github.com/flotilla-io/flotilla/pkg/workhash"
+)
+
+// memberSession is one member's live tunnel on this replica. Heartbeats are kept
+// here, in memory; MemberCluster status is written from it on transitions.
+type memberSession struct {
+	name   string
+	sess   *tunnel.ServerSession
+	since  time.Time
+	period time.Duration
+	log    logr.Logger
+
+	mu            sync.Mutex
+	lastHeartbeat time.Time
+	props         tunnel.ClusterProperties
+	haveProps     bool
+	endReason     string // why the session ended (set by whoever ends it)
+	pending       map[string]struct{}
+	changed       chan struct{}
+}
+
+func (ms *memberSession) markChanged(work string) {
+	ms.mu.Lock()
+	ms.pending[work] = struct{}{}
+	ms.mu.Unlock()
+	select {
+	case ms.changed <- struct{}{}:
+	default:
+	}
+}
+
+func (ms *memberSession) takeChanged() []string {
+	ms.mu.Lock()
+	defer ms.mu.Unlock()
+	out := make([]string, 0, len(ms.pending))
+	for n := range ms.pending {
+		out = append(out, n)
+	}
+	ms.pending = map[string]struct{}{}
+	return out
+}
+
+func (ms *memberSession) end(reason string) {
+	ms.mu.Lock()
+	if ms.endReason == "" {
+		ms.endReason = reason
+	}
+	ms.mu.Unlock()
+	_ = ms.sess.CloseWithReason(reason)
+}
+
+// serveSession runs one member's session until it closes.
+func (s *Server) serveSession(ctx context.Context, ss *tunnel.ServerSession) {
+	name := ss.PeerName()
+	period := 5 * time.Second
+	ms := &memberSession{
+		name: name, sess: ss, since: s.now(), log: s.log.WithValues("member", name),
+		pending: map[string]struct{}{}, changed: make(chan struct{}, 1),
+	}
+	mc := &clusterv1beta1.MemberCluster{}
+	if err := s.reader.Get(ctx, types.NamespacedName{Name: name}, mc); err == nil && mc.Spec.HeartbeatPeriodSeconds > 0 {
+		period = time.Duration(mc.Spec.HeartbeatPeriodSeconds) * time.Second
+	}
+	ms.period = period
+	ms.lastHeartbeat = s.now()
+	s.register(ms)
+	ms.log.Info("agent connected", "remote", ss.RemoteAddr().String(), "agentVersion", ss.Hello().AgentVersion)
+	s.writeConnected(ctx, ms)
+
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return s.controlLoop(gctx, ms) })
+	g.Go(func() error { return s.workLoop(gctx, ms) })
+	g.Go(func() error { return s.statusLoop(gctx, ms) })
+	g.Go(func() error { return s.watchdog(gctx, ms) })
+	err := g.Wait()
+	ms.end("session ended")
+	if s.unregister(ms) {
+		ms.mu.Lock()
+		reason := ms.endReason
+		ms.mu.Unlock()
+		ms.log.Info("agent disconnected", "reason", reason, "error", errString(err))
+		s.writeDisconnected(context.WithoutCancel(ctx), ms, reason)
+	}
+}
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// register makes ms the member's session, closing an older one.
+func (s *Server) register(ms *memberSession) {
+	s.mu.Lock()
+	old := s.sessions[ms.name]
+	s.sessions[ms.name] = ms
+	n := len(s.sessions)
+	s.mu.Unlock()
+	s.metrics.sessions.Set(float64(n))
+	if old != nil {
+		old.end("replaced by a newer session of the same member")
+	}
+}
+
+// unregister removes ms if it is still the member's session; false means a newer
+// session took over (and no disconnect must be recorded).
+func (s *Server) unregister(ms *memberSession) bool {
+	s.mu.Lock()
+	defer func() { s.metrics.sessions.Set(float64(len(s.sessions))); s.mu.Unlock() }()
+	if s.sessions[ms.name] != ms {
+		return false
+	}
+	delete(s.sessions, ms.name)
+	return true
+}
+
+// controlLoop answers heartbeats and records health transitions.
+func (s *Server) controlLoop(ctx context.Context, ms *memberSession) error {
+	for {
+		m, err := ms.sess.Control().Recv()
+		if err != nil {
+			ms.end("agent closed the tunnel")
+			return err
+		}
+		switch msg := m.(type) {
+		case *tunnel.Heartbeat:
+			s.metrics.heartbeats.Inc()
+			ms.mu.Lock()
+			first := !ms.haveProps
+			healthChanged := ms.haveProps && ms.props.APIServerHealthy != msg.Properties.APIServerHealthy
+			ms.lastHeartbeat = s.now()
+			ms.props = msg.Properties
+			ms.haveProps = true
+			ms.mu.Unlock()
+			if err := ms.sess.Control().Send(&tunnel.HeartbeatAck{Sequence: msg.Sequence}); err != nil {
+				return err
+			}
+			switch {
+			case first:
+				s.writeProperties(ctx, ms, "first-heartbeat")
+			case healthChanged:
+				s.writeProperties(ctx, ms, "health")
+			}
+		case *tunnel.Goodbye:
+			ms.end("agent said goodbye: " + msg.Reason)
+			return nil
+		default:
+			ms.log.V(1).Info("ignoring control message", "type", m.FrameType().String())
+		}
+	}
+}
+
+// watchdog ends a session whose heartbeats stopped and refreshes the member's
+// status at the coarse interval.
+func (s *Server) watchdog(ctx context.Context, ms *memberSession) error {
+	tick := time.NewTicker(ms.period / 2)
+	defer tick.Stop()
+	lastRefresh := s.now()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-ms.sess.CloseChan():
+			return nil
+		case <-tick.C:
+		}
+		ms.mu.Lock()
+		silent := s.now().Sub(ms.lastHeartbeat)
+		ms.mu.Unlock()
+		if limit := time.Duration(s.opts.HeartbeatMisses) * ms.period; silent > limit {
+			ms.end(fmt.Sprintf("no heartbeat for %s (%d periods of %s)", silent.Round(time.Second), s.opts.HeartbeatMisses, ms.period))
+			return nil
+		}
+		if s.now().Sub(lastRefresh) >= s.opts.StatusRefreshInterval {
+			lastRefresh = s.now()
+			s.writeProperties(ctx, ms, "refresh")
+		}
+	}
+}
+
+// workLoop sends the member what it lacks on connect, then every change.
+func (s *Server) workLoop(ctx context.Context, ms *memberSession) error {
+	m, err := ms.sess.Work().Recv()
+	if err != nil {
+		return err
+	}
+	inv, ok := m.(*tunnel.WorkInventory)
+	if !ok {
+		ms.end("the first work message was not an inventory")
+		return fmt.Errorf("unexpected %s on the work stream", m.FrameType())
+	}
+	held := map[string]string{}
+	for _, item := range inv.Items {
+		held[item.Name] = item.Hash
+	}
+	ns := clusterv1beta1.MemberNamespace(ms.name)
+	works := &placementv1beta1.WorkList{}
+	if err := s.reader.List(ctx, works, client.InNamespace(ns)); err != nil {
+		return fmt.Errorf("failed to list Work for %s: %w", ms.name, err)
+	}
+	// sent is what the agent holds as far as this session knows.
+	sent := map[string]string{}
+	for i := range works.Items {
+		w := &works.Items[i]
+		if !w.DeletionTimestamp.IsZero() {
+			continue
+		}
+		h := workhash.Of(&w.Spec)
+		sent[w.Name] = h
+		if held[w.Name] == h {
+			continue
+		}
+		if err := s.sendUpsert(ms, w, h); err != nil {
+			return err
+		}
+	}
+	for name := range held {
+		if _, ok := sent[name]; !ok {
+			if err := s.sendDelete(ms, name); err != nil {
+				return err
+			}
+		}
+	}
+	if err := ms.sess.Work().Send(&tunnel.WorkSyncDone{}); err != nil {
+		return err
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-ms.sess.CloseChan():
+			return nil
+		case <-ms.changed:
+		}
+		for _, name := range ms.takeChanged() {
+			w := &placementv1beta1.Work{}
+			err := s.reader.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, w)
+			switch {
+			case err == nil && w.DeletionTimestamp.IsZero():
+				h := workhash.Of(&w.Spec)
+				if sent[name] == h {
+					continue
+				}
+				if err := s.sendUpsert(ms, w, h); err != nil {
+					return err
+				}
+				sent[name] = h
+			case err == nil || apierrors.IsNotFound(err):
+				if _, ok := sent[name]; !ok {
+					continue
+				}
+				if err := s.sendDelete(ms, name); err != nil {
+					return err
+				}
+				delete(sent, name)
+			default:
+				return fmt.Errorf("failed to read Work %s/%s: %w", ns, name, err)
+			}
+		}
+	}
+}
+
+func (s *Server) sendUpsert(ms *memberSession, w *placementv1beta1.Work, hash string) error {
+	out := w.DeepCopy()
+	out.ManagedFields = nil
+	out.Status = placementv1beta1.WorkStatus{}
+	data, err := json.Marshal(out)
+	if err != nil {
+		return fmt.Errorf("failed to encode Work %s: %w", w.Name, err)
+	}
+	if err := ms.sess.Work().Send(&tunnel.WorkUpsert{Name: w.Name, Hash: hash, Work: data}); err != nil {
+		if errors.Is(err, tunnel.ErrFrameTooLarge) {
+			// Too big for the agent: say so on the Work instead of dropping the session.
+			ms.log.Error(err, "work too large for the agent", "work", w.Name, "bytes", len(data))
+			return nil
+		}
+		return err
+	}
+	s.metrics.workSent.WithLabelValues("upsert").Inc()
+	ms.log.V(1).Info("sent work", "work", w.Name, "hash", hash)
+	return nil
+}
+
+func (s *Server) sendDelete(ms *memberSession, name string) error {
+	if err := ms.sess.Work().Send(&tunnel.WorkDelete{Name: name}); err != nil {
+		return err
+	}
+	s.metrics.workSent.WithLabelValues("delete").Inc()
+	ms.log.V(1).Info("sent work deletion", "work", name)
+	return nil
+}
+
+// statusLoop writes the Work status the agent reports, for the current spec only.
+func (s *Server) statusLoop(ctx context.Context, ms *memberSession) error {
+	ns := clusterv1beta1.MemberNamespace(ms.name)
+	for {
+		m, err := ms.sess.Status().Recv()
+		if err != nil {
+			return err
+		}
+		rep, ok := m.(*tunnel.StatusReport)
+		if !ok {
+			continue
+		}
+		outcome, err := s.writeWorkStatus(ctx, ns, rep)
+		if err != nil {
+			ms.log.Error(err, "failed to record work status", "work", rep.WorkName)
+			outcome = "error"
+		}
+		s.metrics.statusReports.WithLabelValues(outcome).Inc()
+	}
+}
+
+func (s *Server) writeWorkStatus(ctx context.Context, ns string, rep *tunnel.StatusReport) (string, error) {
+	status := placementv1beta1.WorkStatus{}
+	if err := json.Unmarshal(rep.Status, &status); err != nil {
+		return "malformed", nil
+	}
+	outcome := "written"
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		w := &placementv1beta1.Work{}
+		if err := s.direct.Get(ctx, types.NamespacedName{Namespace: ns, Name: rep.WorkName}, w); err != nil {
+			if apierrors.IsNotFound(err) {
+				outcome = "unknown-work"
+				return nil
+			}
+			return err
+		}
+		if workhash.Of(&w.Spec) != rep.Hash {
+			// A report about an older spec: the agent will report the new one.
+			outcome = "stale"
+			return nil
+		}
+		if equality.Semantic.DeepEqual(w.Status, status) {
+			outcome = "unchanged"
+			return nil
+		}
+		w.Status = status
+		return s.direct.Status().Update(ctx, w)
+	})
+	return outcome, err
+}

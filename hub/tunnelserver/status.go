@@ -1,0 +1,151 @@
+package tunnelserver
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/retry"
+
+	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
+	"github.com/flotilla-io/flotilla/pkg/conditions"
+	"github.com/flotilla-io/flotilla/pkg/tunnel"
+)
+
+// updateMember changes a MemberCluster's status with mutate and writes it if
+// anything changed, counting the write by cause.
+func (s *Server) updateMember(ctx context.Context, name, cause string, mutate func(mc *clusterv1beta1.MemberCluster)) {
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		mc := &clusterv1beta1.MemberCluster{}
+		if err := s.direct.Get(ctx, types.NamespacedName{Name: name}, mc); err != nil {
+			return err
+		}
+		before := mc.Status.DeepCopy()
+		mutate(mc)
+		if equality.Semantic.DeepEqual(*before, mc.Status) {
+			return nil
+		}
+		if err := s.direct.Status().Update(ctx, mc); err != nil {
+			return err
+		}
+		s.metrics.statusWrites.WithLabelValues(cause).Inc()
+		return nil
+	})
+	if err != nil && !apierrors.IsNotFound(err) {
+		s.log.Error(err, "failed to update member status", "member", name, "cause", cause)
+	}
+}
+
+// writeConnected records a new session.
+func (s *Server) writeConnected(ctx context.Context, ms *memberSession) {
+	since := metav1.NewTime(ms.since)
+	s.updateMember(ctx, ms.name, "connected", func(mc *clusterv1beta1.MemberCluster) {
+		conditions.Set(&mc.Status.Conditions, clusterv1beta1.ConditionAgentConnected, metav1.ConditionTrue, clusterv1beta1.ReasonAgentConnected,
+			fmt.Sprintf("tunnel to hub replica %s since %s", s.opts.ReplicaName, ms.since.UTC().Format(time.RFC3339)), mc.Generation)
+		mc.Status.AgentSession = &clusterv1beta1.AgentSession{HubReplica: s.opts.ReplicaName, ConnectedSince: &since}
+		mc.Status.AgentVersion = ms.sess.Hello().AgentVersion
+		mc.Status.LastHeartbeatTime = &since
+	})
+}
+
+// writeDisconnected records the end of the member's session.
+func (s *Server) writeDisconnected(ctx context.Context, ms *memberSession, why string) {
+	ms.mu.Lock()
+	last := ms.lastHeartbeat
+	ms.mu.Unlock()
+	reason := clusterv1beta1.ReasonAgentDisconnected
+	if strings.HasPrefix(why, "no heartbeat") {
+		reason = clusterv1beta1.ReasonHeartbeatTimeout
+	}
+	s.updateMember(ctx, ms.name, "disconnected", func(mc *clusterv1beta1.MemberCluster) {
+		conditions.Set(&mc.Status.Conditions, clusterv1beta1.ConditionAgentConnected, metav1.ConditionFalse, reason,
+			fmt.Sprintf("%s; last heartbeat %s", why, last.UTC().Format(time.RFC3339)), mc.Generation)
+		conditions.Set(&mc.Status.Conditions, clusterv1beta1.ConditionHealthy, metav1.ConditionUnknown, clusterv1beta1.ReasonHealthUnknown,
+			"the agent is not connected", mc.Generation)
+		mc.Status.AgentSession = nil
+		t := metav1.NewTime(last)
+		mc.Status.LastHeartbeatTime = &t
+	})
+}
+
+// writeProperties records the latest heartbeat: health, properties, usage.
+func (s *Server) writeProperties(ctx context.Context, ms *memberSession, cause string) {
+	ms.mu.Lock()
+	props := ms.props
+	last := ms.lastHeartbeat
+	ms.mu.Unlock()
+	now := metav1.NewTime(last)
+	s.updateMember(ctx, ms.name, cause, func(mc *clusterv1beta1.MemberCluster) {
+		if props.APIServerHealthy {
+			conditions.Set(&mc.Status.Conditions, clusterv1beta1.ConditionHealthy, metav1.ConditionTrue, clusterv1beta1.ReasonHealthy,
+				"the member API server is ready", mc.Generation)
+		} else {
+			msg := props.APIServerMessage
+			if msg == "" {
+				msg = "the member API server is not ready"
+			}
+			conditions.Set(&mc.Status.Conditions, clusterv1beta1.ConditionHealthy, metav1.ConditionFalse, clusterv1beta1.ReasonUnhealthy, msg, mc.Generation)
+		}
+		mc.Status.KubernetesVersion = props.KubernetesVersion
+		mc.Status.Provider = props.Provider
+		mc.Status.LastHeartbeatTime = &now
+		setProperties(mc, props, now)
+	})
+}
+
+// setProperties writes the reported properties; observation times move only
+// with the coarse refresh, so an unchanged value costs nothing between writes.
+func setProperties(mc *clusterv1beta1.MemberCluster, props tunnel.ClusterProperties, now metav1.Time) {
+	values := map[string]string{clusterv1beta1.PropertyNodeCount: strconv.Itoa(props.NodeCount)}
+	if props.KubernetesVersion != "" {
+		values[clusterv1beta1.PropertyKubernetesVersion] = props.KubernetesVersion
+	}
+	usage := clusterv1beta1.ResourceUsage{
+		Capacity:        resourceList(props.Capacity),
+		Allocatable:     resourceList(props.Allocatable),
+		Available:       resourceList(props.Available),
+		ObservationTime: &now,
+	}
+	for _, r := range []struct {
+		list     corev1.ResourceList
+		cpu, mem string
+	}{
+		{usage.Capacity, clusterv1beta1.PropertyTotalCPU, clusterv1beta1.PropertyTotalMemory},
+		{usage.Allocatable, clusterv1beta1.PropertyAllocatableCPU, clusterv1beta1.PropertyAllocatableMemory},
+		{usage.Available, clusterv1beta1.PropertyAvailableCPU, clusterv1beta1.PropertyAvailableMemory},
+	} {
+		if q, ok := r.list[corev1.ResourceCPU]; ok {
+			values[r.cpu] = q.String()
+		}
+		if q, ok := r.list[corev1.ResourceMemory]; ok {
+			values[r.mem] = q.String()
+		}
+	}
+	out := make(map[string]clusterv1beta1.PropertyValue, len(values))
+	for k, v := range values {
+		out[k] = clusterv1beta1.PropertyValue{Value: v, ObservationTime: &now}
+	}
+	mc.Status.Properties = out
+	mc.Status.ResourceUsage = usage
+}
+
+func resourceList(in map[string]string) corev1.ResourceList {
+	if len(in) == 0 {
+		return nil
+	}
+	out := corev1.ResourceList{}
+	for k, v := range in {
+		if q, err := resource.ParseQuantity(v); err == nil {
+			out[corev1.ResourceName(k)] = q
+		}
+	}
+	return out
+}
