@@ -46,7 +46,6 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-
 // startHub runs every hub controller against the test API server.
 func startHub(t *testing.T) {
 	t.Helper()
@@ -214,6 +213,3 @@ func TestPipelineFromPlacementToWorkAndBack(t *testing.T) {
 		return nil
 	})
 }
-
-
-

@@ -186,4 +186,3 @@ func mightSelect(crp *placementv1beta1.ClusterResourcePlacement, ch resources.Ch
 	}
 	return false
 }
-
