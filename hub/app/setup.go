@@ -50,7 +50,7 @@ func setupHub(_ context.Context, mgr ctrl.Manager, opts *Options) error {
 		AdvertiseAddress:      opts.TunnelAdvertiseAddress,
 		StatusRefreshInterval: opts.StatusRefreshInterval,
 		HeartbeatMisses:       opts.HeartbeatMisses,
-	}, mgr.GetClient(), direct, mgr.GetCache(), metrics.Registry, mgr.GetLogger().WithName("tunnel"))
+	}, mgr.GetClient(), direct, mgr.GetCache(), metrics.Registry, mgr.GetEventRecorder("tunnel"), mgr.GetLogger().WithName("tunnel"))
 	if err != nil {
 		return err
 	}

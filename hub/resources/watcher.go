@@ -52,6 +52,9 @@ type Watcher struct {
 	informers map[schema.GroupVersionResource]informers.GenericInformer
 	handlers  []func(Change)
 	ctx       context.Context
+	// started is closed once Start has discovered the kinds and started their
+	// informers; selection waits for it.
+	started chan struct{}
 }
 
 type apiResource struct {
@@ -82,6 +85,7 @@ func NewWatcher(cfg *rest.Config, log logr.Logger, opts Options) (*Watcher, erro
 		log:       log,
 		kinds:     map[schema.GroupVersionKind]apiResource{},
 		informers: map[schema.GroupVersionResource]informers.GenericInformer{},
+		started:   make(chan struct{}),
 	}, nil
 }
 
@@ -105,6 +109,7 @@ func (w *Watcher) Start(ctx context.Context) error {
 		// Partial discovery (an aggregated API down) must not stop the hub.
 		w.log.Error(err, "resource discovery was incomplete")
 	}
+	close(w.started)
 	ticker := time.NewTicker(w.opts.RediscoveryInterval)
 	defer ticker.Stop()
 	for {
@@ -195,6 +200,11 @@ func (w *Watcher) notify(gvk schema.GroupVersionKind, obj any) {
 // lister returns a synced lister for a kind, waiting a bounded time for its
 // cache to fill.
 func (w *Watcher) lister(ctx context.Context, gvk schema.GroupVersionKind) (cache.GenericLister, apiResource, error) {
+	select {
+	case <-w.started:
+	case <-ctx.Done():
+		return nil, apiResource{}, ctx.Err()
+	}
 	w.mu.RLock()
 	res, ok := w.kinds[gvk]
 	var inf informers.GenericInformer

@@ -19,6 +19,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	toolscache "k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/events"
 	ctrlcache "sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -69,6 +70,8 @@ type Server struct {
 	direct client.Client
 	cache  ctrlcache.Cache
 	log    logr.Logger
+	// recorder reports connections and disconnections as Events on the MemberCluster.
+	recorder events.EventRecorder
 
 	metrics  *metrics
 	tmetrics *tunnel.Metrics
@@ -83,7 +86,7 @@ var _ interface{ NeedLeaderElection() bool } = (*Server)(nil)
 
 // New creates a tunnel server. reader is the manager's (cached) client, direct an
 // uncached client, c the manager's cache, reg the metrics registry.
-func New(opts Options, reader client.Reader, direct client.Client, c ctrlcache.Cache, reg prometheus.Registerer, log logr.Logger) (*Server, error) {
+func New(opts Options, reader client.Reader, direct client.Client, c ctrlcache.Cache, reg prometheus.Registerer, recorder events.EventRecorder, log logr.Logger) (*Server, error) {
 	if opts.AdvertiseAddress == "" {
 		opts.AdvertiseAddress = opts.BindAddress
 	}
@@ -101,7 +104,7 @@ func New(opts Options, reader client.Reader, direct client.Client, c ctrlcache.C
 	if err != nil {
 		return nil, fmt.Errorf("failed to register tunnel metrics: %w", err)
 	}
-	return &Server{opts: opts, reader: reader, direct: direct, cache: c, log: log,
+	return &Server{opts: opts, reader: reader, direct: direct, cache: c, log: log, recorder: recorder,
 		metrics: m, tmetrics: tm, sessions: map[string]*memberSession{}, now: time.Now}, nil
 }
 

@@ -21,9 +21,12 @@ import (
 )
 
 // updateMember changes a MemberCluster's status with mutate and writes it if
-// anything changed, counting the write by cause.
-func (s *Server) updateMember(ctx context.Context, name, cause string, mutate func(mc *clusterv1beta1.MemberCluster)) {
+// anything changed, counting the write by cause. It returns the written object
+// (nil when nothing was written).
+func (s *Server) updateMember(ctx context.Context, name, cause string, mutate func(mc *clusterv1beta1.MemberCluster)) *clusterv1beta1.MemberCluster {
+	var written *clusterv1beta1.MemberCluster
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		written = nil
 		mc := &clusterv1beta1.MemberCluster{}
 		if err := s.direct.Get(ctx, types.NamespacedName{Name: name}, mc); err != nil {
 			return err
@@ -37,23 +40,29 @@ func (s *Server) updateMember(ctx context.Context, name, cause string, mutate fu
 			return err
 		}
 		s.metrics.statusWrites.WithLabelValues(cause).Inc()
+		written = mc
 		return nil
 	})
 	if err != nil && !apierrors.IsNotFound(err) {
 		s.log.Error(err, "failed to update member status", "member", name, "cause", cause)
 	}
+	return written
 }
 
 // writeConnected records a new session.
 func (s *Server) writeConnected(ctx context.Context, ms *memberSession) {
 	since := metav1.NewTime(ms.since)
-	s.updateMember(ctx, ms.name, "connected", func(mc *clusterv1beta1.MemberCluster) {
+	mc := s.updateMember(ctx, ms.name, "connected", func(mc *clusterv1beta1.MemberCluster) {
 		conditions.Set(&mc.Status.Conditions, clusterv1beta1.ConditionAgentConnected, metav1.ConditionTrue, clusterv1beta1.ReasonAgentConnected,
 			fmt.Sprintf("tunnel to hub replica %s since %s", s.opts.ReplicaName, ms.since.UTC().Format(time.RFC3339)), mc.Generation)
 		mc.Status.AgentSession = &clusterv1beta1.AgentSession{HubReplica: s.opts.ReplicaName, ConnectedSince: &since}
 		mc.Status.AgentVersion = ms.sess.Hello().AgentVersion
 		mc.Status.LastHeartbeatTime = &since
 	})
+	if mc != nil {
+		s.recorder.Eventf(mc, nil, corev1.EventTypeNormal, clusterv1beta1.ReasonAgentConnected, "Connect",
+			"agent %s connected to hub replica %s", ms.sess.Hello().AgentVersion, s.opts.ReplicaName)
+	}
 }
 
 // writeDisconnected records the end of the member's session.
@@ -65,7 +74,7 @@ func (s *Server) writeDisconnected(ctx context.Context, ms *memberSession, why s
 	if strings.HasPrefix(why, "no heartbeat") {
 		reason = clusterv1beta1.ReasonHeartbeatTimeout
 	}
-	s.updateMember(ctx, ms.name, "disconnected", func(mc *clusterv1beta1.MemberCluster) {
+	mc := s.updateMember(ctx, ms.name, "disconnected", func(mc *clusterv1beta1.MemberCluster) {
 		conditions.Set(&mc.Status.Conditions, clusterv1beta1.ConditionAgentConnected, metav1.ConditionFalse, reason,
 			fmt.Sprintf("%s; last heartbeat %s", why, last.UTC().Format(time.RFC3339)), mc.Generation)
 		conditions.Set(&mc.Status.Conditions, clusterv1beta1.ConditionHealthy, metav1.ConditionUnknown, clusterv1beta1.ReasonHealthUnknown,
@@ -74,6 +83,9 @@ func (s *Server) writeDisconnected(ctx context.Context, ms *memberSession, why s
 		t := metav1.NewTime(last)
 		mc.Status.LastHeartbeatTime = &t
 	})
+	if mc != nil {
+		s.recorder.Eventf(mc, nil, corev1.EventTypeWarning, reason, "Disconnect", "agent disconnected: %s", why)
+	}
 }
 
 // writeProperties records the latest heartbeat: health, properties, usage.
@@ -83,7 +95,11 @@ func (s *Server) writeProperties(ctx context.Context, ms *memberSession, cause s
 	last := ms.lastHeartbeat
 	ms.mu.Unlock()
 	now := metav1.NewTime(last)
-	s.updateMember(ctx, ms.name, cause, func(mc *clusterv1beta1.MemberCluster) {
+	wasHealthy := ""
+	mc := s.updateMember(ctx, ms.name, cause, func(mc *clusterv1beta1.MemberCluster) {
+		if c := conditions.Get(mc.Status.Conditions, clusterv1beta1.ConditionHealthy); c != nil {
+			wasHealthy = string(c.Status)
+		}
 		if props.APIServerHealthy {
 			conditions.Set(&mc.Status.Conditions, clusterv1beta1.ConditionHealthy, metav1.ConditionTrue, clusterv1beta1.ReasonHealthy,
 				"the member API server is ready", mc.Generation)
@@ -99,6 +115,20 @@ func (s *Server) writeProperties(ctx context.Context, ms *memberSession, cause s
 		mc.Status.LastHeartbeatTime = &now
 		setProperties(mc, props, now)
 	})
+	if c := conditionOf(mc, clusterv1beta1.ConditionHealthy); c != nil && string(c.Status) != wasHealthy {
+		eventType := corev1.EventTypeNormal
+		if c.Status != metav1.ConditionTrue {
+			eventType = corev1.EventTypeWarning
+		}
+		s.recorder.Eventf(mc, nil, eventType, c.Reason, "Probe", "member API server health: %s", c.Message)
+	}
+}
+
+func conditionOf(mc *clusterv1beta1.MemberCluster, t string) *metav1.Condition {
+	if mc == nil {
+		return nil
+	}
+	return conditions.Get(mc.Status.Conditions, t)
 }
 
 // setProperties writes the reported properties; observation times move only
