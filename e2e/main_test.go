@@ -28,7 +28,18 @@ func runSuite(m *testing.M) int {
 		fmt.Fprintf(os.Stderr, "e2e: %v\n", err)
 		return 1
 	}
-	provider, err = framework.NewKwokProvider(fleet.Options{Dir: dir, Members: 3, Out: os.Stderr})
+	provider, err = framework.NewKwokProvider(fleet.Options{
+		Dir:     dir,
+		Members: 3,
+		Out:     os.Stderr,
+		MemberLabels: map[string]map[string]string{
+			"member-1": {"env": "prod", "zone": "zone-a"},
+			"member-2": {"env": "dev", "zone": "zone-b"},
+			"member-3": {"env": "prod", "zone": "zone-b"},
+		},
+		// Status refreshes every 20s; transitions are written at once.
+		HubArgs: []string{"--status-refresh-interval", "20s"},
+	})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "e2e: %v\n", err)
 		return 1

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -45,6 +46,7 @@ func init() {
 func Scheme() *runtime.Scheme {
 	s := runtime.NewScheme()
 	utilruntime.Must(clientgoscheme.AddToScheme(s))
+	utilruntime.Must(apiextensionsv1.AddToScheme(s))
 	utilruntime.Must(clusterv1beta1.AddToScheme(s))
 	utilruntime.Must(placementv1beta1.AddToScheme(s))
 	return s
@@ -101,4 +103,13 @@ func Consistently(t testing.TB, duration time.Duration, check func() error) {
 // Logf prints a progress line that `make e2e` keeps visible.
 func Logf(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "e2e: "+format+"\n", args...)
+}
+
+// WatchClient returns a client that can watch, for a kubeconfig.
+func WatchClient(kubeconfig string) (client.WithWatch, error) {
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		return nil, fmt.Errorf("failed to load %s: %w", kubeconfig, err)
+	}
+	return client.NewWithWatch(cfg, client.Options{Scheme: Scheme()})
 }

@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
@@ -145,12 +146,19 @@ func (h *Handler) ensureMember(ctx context.Context, req joinproto.Request) error
 			return fmt.Errorf("failed to update MemberCluster %s: %w", req.ClusterName, err)
 		}
 	}
-	if conditions.IsCurrentTrue(mc.Status.Conditions, clusterv1beta1.ConditionJoined, mc.Generation) {
-		return nil
-	}
-	conditions.Set(&mc.Status.Conditions, clusterv1beta1.ConditionJoined, metav1.ConditionTrue, clusterv1beta1.ReasonJoined,
-		fmt.Sprintf("joined with a bootstrap token at %s", time.Now().UTC().Format(time.RFC3339)), mc.Generation)
-	if err := h.Client.Status().Update(ctx, mc); err != nil {
+	// The membership controller writes this status too: retry on conflict.
+	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if err := h.Client.Get(ctx, types.NamespacedName{Name: req.ClusterName}, mc); err != nil {
+			return err
+		}
+		if conditions.IsCurrentTrue(mc.Status.Conditions, clusterv1beta1.ConditionJoined, mc.Generation) {
+			return nil
+		}
+		conditions.Set(&mc.Status.Conditions, clusterv1beta1.ConditionJoined, metav1.ConditionTrue, clusterv1beta1.ReasonJoined,
+			fmt.Sprintf("joined with a bootstrap token at %s", time.Now().UTC().Format(time.RFC3339)), mc.Generation)
+		return h.Client.Status().Update(ctx, mc)
+	})
+	if err != nil {
 		return fmt.Errorf("failed to record MemberCluster %s as joined: %w", req.ClusterName, err)
 	}
 	return nil

@@ -23,6 +23,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+	"github.com/flotilla-io/flotilla/hub/conflict"
 	"github.com/flotilla-io/flotilla/hub/resources"
 )
 
@@ -147,7 +148,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Watches(&placementv1beta1.ClusterResourceBinding{}, byPlacementLabel).
 		Watches(&placementv1beta1.ClusterSchedulingPolicySnapshot{}, byPlacementLabel).
 		WatchesRawSource(source.Channel(changes, &handler.EnqueueRequestForObject{})).
-		Complete(r)
+		Complete(conflict.RequeueOnConflict(r))
 }
 
 func deletingPredicate() predicate.Predicate {

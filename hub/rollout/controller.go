@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+	"github.com/flotilla-io/flotilla/hub/conflict"
 	"github.com/flotilla-io/flotilla/pkg/conditions"
 )
 
@@ -104,5 +105,5 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		For(&placementv1beta1.ClusterResourcePlacement{}).
 		Watches(&placementv1beta1.ClusterResourceBinding{}, byPlacement).
 		Watches(&placementv1beta1.ClusterResourceSnapshot{}, byPlacement).
-		Complete(r)
+		Complete(conflict.RequeueOnConflict(r))
 }

@@ -25,6 +25,7 @@ import (
 
 	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+	"github.com/flotilla-io/flotilla/hub/conflict"
 	"github.com/flotilla-io/flotilla/hub/scheduler/framework"
 	"github.com/flotilla-io/flotilla/pkg/conditions"
 )
@@ -302,5 +303,5 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Watches(&placementv1beta1.ClusterResourceBinding{}, allPlacements).
 		Watches(&clusterv1beta1.MemberCluster{}, allPlacements).
 		Watches(&clusterv1beta1.Location{}, allPlacements).
-		Complete(r)
+		Complete(conflict.RequeueOnConflict(r))
 }

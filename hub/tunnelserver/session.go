@@ -145,7 +145,7 @@ func (s *Server) controlLoop(ctx context.Context, ms *memberSession) error {
 			return err
 		}
 		switch msg := m.(type) {
-		case *tunnel.Heartbeat:
+		case tunnel.Heartbeat:
 			s.metrics.heartbeats.Inc()
 			ms.mu.Lock()
 			first := !ms.haveProps
@@ -154,7 +154,7 @@ func (s *Server) controlLoop(ctx context.Context, ms *memberSession) error {
 			ms.props = msg.Properties
 			ms.haveProps = true
 			ms.mu.Unlock()
-			if err := ms.sess.Control().Send(&tunnel.HeartbeatAck{Sequence: msg.Sequence}); err != nil {
+			if err := ms.sess.Control().Send(tunnel.HeartbeatAck{Sequence: msg.Sequence}); err != nil {
 				return err
 			}
 			switch {
@@ -163,7 +163,7 @@ func (s *Server) controlLoop(ctx context.Context, ms *memberSession) error {
 			case healthChanged:
 				s.writeProperties(ctx, ms, "health")
 			}
-		case *tunnel.Goodbye:
+		case tunnel.Goodbye:
 			ms.end("agent said goodbye: " + msg.Reason)
 			return nil
 		default:
@@ -206,7 +206,7 @@ func (s *Server) workLoop(ctx context.Context, ms *memberSession) error {
 	if err != nil {
 		return err
 	}
-	inv, ok := m.(*tunnel.WorkInventory)
+	inv, ok := m.(tunnel.WorkInventory)
 	if !ok {
 		ms.end("the first work message was not an inventory")
 		return fmt.Errorf("unexpected %s on the work stream", m.FrameType())
@@ -243,7 +243,7 @@ func (s *Server) workLoop(ctx context.Context, ms *memberSession) error {
 			}
 		}
 	}
-	if err := ms.sess.Work().Send(&tunnel.WorkSyncDone{}); err != nil {
+	if err := ms.sess.Work().Send(tunnel.WorkSyncDone{}); err != nil {
 		return err
 	}
 	for {
@@ -290,7 +290,7 @@ func (s *Server) sendUpsert(ms *memberSession, w *placementv1beta1.Work, hash st
 	if err != nil {
 		return fmt.Errorf("failed to encode Work %s: %w", w.Name, err)
 	}
-	if err := ms.sess.Work().Send(&tunnel.WorkUpsert{Name: w.Name, Hash: hash, Work: data}); err != nil {
+	if err := ms.sess.Work().Send(tunnel.WorkUpsert{Name: w.Name, Hash: hash, Work: data}); err != nil {
 		if errors.Is(err, tunnel.ErrFrameTooLarge) {
 			// Too big for the agent: say so on the Work instead of dropping the session.
 			ms.log.Error(err, "work too large for the agent", "work", w.Name, "bytes", len(data))
@@ -304,7 +304,7 @@ func (s *Server) sendUpsert(ms *memberSession, w *placementv1beta1.Work, hash st
 }
 
 func (s *Server) sendDelete(ms *memberSession, name string) error {
-	if err := ms.sess.Work().Send(&tunnel.WorkDelete{Name: name}); err != nil {
+	if err := ms.sess.Work().Send(tunnel.WorkDelete{Name: name}); err != nil {
 		return err
 	}
 	s.metrics.workSent.WithLabelValues("delete").Inc()
@@ -320,7 +320,7 @@ func (s *Server) statusLoop(ctx context.Context, ms *memberSession) error {
 		if err != nil {
 			return err
 		}
-		rep, ok := m.(*tunnel.StatusReport)
+		rep, ok := m.(tunnel.StatusReport)
 		if !ok {
 			continue
 		}
@@ -333,7 +333,7 @@ func (s *Server) statusLoop(ctx context.Context, ms *memberSession) error {
 	}
 }
 
-func (s *Server) writeWorkStatus(ctx context.Context, ns string, rep *tunnel.StatusReport) (string, error) {
+func (s *Server) writeWorkStatus(ctx context.Context, ns string, rep tunnel.StatusReport) (string, error) {
 	status := placementv1beta1.WorkStatus{}
 	if err := json.Unmarshal(rep.Status, &status); err != nil {
 		return "malformed", nil

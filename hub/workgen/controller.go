@@ -24,6 +24,7 @@ import (
 
 	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+	"github.com/flotilla-io/flotilla/hub/conflict"
 	"github.com/flotilla-io/flotilla/pkg/conditions"
 )
 
@@ -193,5 +194,5 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Named("workgen").
 		For(&placementv1beta1.ClusterResourceBinding{}).
 		Watches(&placementv1beta1.Work{}, handler.EnqueueRequestForOwner(mgr.GetScheme(), mgr.GetRESTMapper(), &placementv1beta1.ClusterResourceBinding{}, handler.OnlyControllerOwner())).
-		Complete(r)
+		Complete(conflict.RequeueOnConflict(r))
 }

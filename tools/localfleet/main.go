@@ -77,7 +77,45 @@ func newCommand() *cobra.Command {
 			return nil
 		},
 	}
-	root.AddCommand(up, down)
+	demo := &cobra.Command{
+		Use:   "demo",
+		Short: "Bring the fleet up if needed, place manifests/samples and show the status",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			f, err := fleet.New(fleet.Options{Dir: dir, Members: members})
+			if err != nil {
+				return err
+			}
+			return f.Demo(cmd.Context())
+		},
+	}
+	demo.Flags().IntVar(&members, "members", 3, "Number of member clusters when the fleet must be created")
+
+	agent := &cobra.Command{Use: "agent", Short: "Stop or start one member's agent (fault tests)"}
+	for _, verb := range []string{"stop", "start"} {
+		agent.AddCommand(&cobra.Command{
+			Use:   verb + " MEMBER",
+			Short: strings.ToUpper(verb[:1]) + verb[1:] + " the agent of a member",
+			Args:  cobra.ExactArgs(1),
+			RunE: func(cmd *cobra.Command, args []string) error {
+				f, err := fleet.New(fleet.Options{Dir: dir})
+				if err != nil {
+					return err
+				}
+				if verb == "stop" {
+					err = f.StopAgent(cmd.Context(), args[0])
+				} else {
+					err = f.StartAgent(cmd.Context(), args[0])
+				}
+				if err != nil {
+					return err
+				}
+				fmt.Printf("agent of %s %s\n", args[0], map[string]string{"stop": "stopped", "start": "started"}[verb])
+				return nil
+			},
+		})
+	}
+	root.AddCommand(up, down, demo, agent)
 	return root
 }
 

@@ -185,7 +185,12 @@ func (f *Fleet) Up(ctx context.Context) (err error) {
 	if err := done(f.startHub(ctx, st)); err != nil {
 		return err
 	}
-	// Joining the members (hub token create + agent join + agent run) plugs in here.
+	for _, m := range st.Members {
+		done = f.stepf("joining %s (hub token create, agent join, agent run)", m.Name)
+		if err := done(f.joinMember(ctx, st, m)); err != nil {
+			return err
+		}
+	}
 	fmt.Fprintf(f.opts.Out, "fleet is up: hub + %d members; kubeconfigs in %s, logs in %s\n", len(st.Members), f.opts.Dir, f.LogDir())
 	return nil
 }
@@ -196,6 +201,11 @@ func (f *Fleet) Down(ctx context.Context) error {
 	st, err := f.loadState()
 	if err != nil {
 		return err
+	}
+	if f.tools.Kwok == "" {
+		// Without kwokctl (tools removed since) the clusters' processes are still
+		// stopped below and their folder removed.
+		f.tools, _ = toolchain.Find(f.opts.RepoRoot)
 	}
 	var errs []error
 	roles := make([]string, 0, len(st.Processes))
@@ -214,6 +224,9 @@ func (f *Fleet) Down(ctx context.Context) error {
 		errs = append(errs, err)
 	}
 	for _, c := range unique(append(st.Clusters, clusters...)) {
+		if f.tools.Kwok == "" {
+			continue
+		}
 		if err := f.kwokctl(ctx, "delete", "cluster", "--name", c); err != nil {
 			errs = append(errs, fmt.Errorf("failed to delete cluster %s: %w", c, err))
 		}

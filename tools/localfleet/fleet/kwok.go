@@ -32,12 +32,7 @@ func (f *Fleet) kwokEnv() []string {
 }
 
 func (f *Fleet) kwokctl(ctx context.Context, args ...string) error {
-	bin := filepath.Join(f.tools.Kwok, "kwokctl")
-	if f.tools.Kwok == "" {
-		// Down without a successful Up: the binary may still be findable.
-		bin = "kwokctl"
-	}
-	_, err := run(ctx, f.kwokEnv(), bin, args...)
+	_, err := run(ctx, f.kwokEnv(), filepath.Join(f.tools.Kwok, "kwokctl"), args...)
 	return err
 }
 

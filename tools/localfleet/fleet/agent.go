@@ -1,0 +1,128 @@
+package fleet
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// joinMember does what a user does: `hub token create` on the hub, then the
+// printed `agent join` against the member, then starts `agent run`.
+func (f *Fleet) joinMember(ctx context.Context, st *State, m Member) error {
+	args := []string{"token", "create", "--kubeconfig", f.HubServiceAccountKubeconfig(),
+		"--ttl", "1h", "--name", m.Name, "--member-kubeconfig", f.MemberKubeconfig(m.Name)}
+	if len(m.Labels) > 0 {
+		args = append(args, "--labels", formatLabels(m.Labels))
+	}
+	out, err := run(ctx, nil, filepath.Join(f.bin, "hub"), args...)
+	if err != nil {
+		return err
+	}
+	join := strings.Fields(strings.TrimSpace(out))
+	if len(join) < 2 || join[0] != "agent" || join[1] != "join" {
+		return fmt.Errorf("hub token create printed %q, not an agent join command", out)
+	}
+	cmd := exec.CommandContext(ctx, filepath.Join(f.bin, "agent"), join[1:]...)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("agent join failed: %w: %s", err, strings.TrimSpace(string(b)))
+	}
+	return f.startAgent(ctx, st, m.Name)
+}
+
+func formatLabels(labels map[string]string) string {
+	keys := make([]string, 0, len(labels))
+	for k := range labels {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		parts = append(parts, k+"="+labels[k])
+	}
+	return strings.Join(parts, ",")
+}
+
+func agentRole(member string) string { return "agent/" + member }
+
+// startAgent runs `agent run` for a joined member as a local process.
+func (f *Fleet) startAgent(ctx context.Context, st *State, member string) error {
+	if p, ok := st.Processes[agentRole(member)]; ok && p.running() {
+		return fmt.Errorf("the agent of %s is already running (pid %d)", member, p.PID)
+	}
+	metrics, err := freeAddress()
+	if err != nil {
+		return err
+	}
+	health, err := freeAddress()
+	if err != nil {
+		return err
+	}
+	args := append([]string{"run", "--kubeconfig", f.MemberKubeconfig(member),
+		"--metrics-bind-address", metrics, "--health-probe-bind-address", health}, f.opts.AgentArgs...)
+	p, err := startProcess(filepath.Join(f.bin, "agent"), args, filepath.Join(f.LogDir(), "agent-"+member+".log"), nil)
+	if err != nil {
+		return err
+	}
+	st.Processes[agentRole(member)] = p
+	if err := f.saveState(st); err != nil {
+		return err
+	}
+	// Watch the first seconds, when a bad identity or flag makes the agent exit.
+	deadline := time.Now().Add(2 * time.Second)
+	for time.Now().Before(deadline) {
+		if !p.running() {
+			return fmt.Errorf("the agent of %s exited at start; see %s", member, p.LogFile)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+	return nil
+}
+
+// StopAgent kills one member's agent (for fault tests).
+func (f *Fleet) StopAgent(ctx context.Context, member string) error {
+	st, err := f.loadState()
+	if err != nil {
+		return err
+	}
+	p, ok := st.Processes[agentRole(member)]
+	if !ok {
+		return fmt.Errorf("no agent was started for %q", member)
+	}
+	if err := stopProcess(ctx, p, 10*time.Second); err != nil {
+		return err
+	}
+	delete(st.Processes, agentRole(member))
+	return f.saveState(st)
+}
+
+// StartAgent starts one member's agent again.
+func (f *Fleet) StartAgent(ctx context.Context, member string) error {
+	st, err := f.loadState()
+	if err != nil {
+		return err
+	}
+	if !memberKnown(st, member) {
+		return fmt.Errorf("%q is not a member of this fleet", member)
+	}
+	if f.bin == "" {
+		return fmt.Errorf("the fleet has no binaries")
+	}
+	return f.startAgent(ctx, st, member)
+}
+
+func memberKnown(st *State, member string) bool {
+	for _, m := range st.Members {
+		if m.Name == member {
+			return true
+		}
+	}
+	return false
+}
