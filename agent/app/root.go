@@ -2,31 +2,65 @@
 package app
 
 import (
+	"flag"
 	"fmt"
 
 	"github.com/spf13/cobra"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/flotilla-io/flotilla/pkg/version"
 )
 
 // NewCommand returns the agent's root command.
 func NewCommand() *cobra.Command {
+	zapOpts := zap.Options{}
 	cmd := &cobra.Command{
 		Use:           "agent",
 		Short:         "Flotilla agent: joins a member cluster to the hub and applies its Work",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		PersistentPreRun: func(*cobra.Command, []string) {
+			ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
+		},
 	}
+	logFlags := flag.NewFlagSet("agent", flag.ContinueOnError)
+	zapOpts.BindFlags(logFlags)
+	cmd.PersistentFlags().AddGoFlagSet(logFlags)
 	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return fmt.Errorf("%w (see '%s --help')", err, c.CommandPath())
 	})
-	cmd.AddCommand(&cobra.Command{
-		Use:   "version",
-		Short: "Print the agent's version",
-		Args:  cobra.NoArgs,
-		Run: func(cmd *cobra.Command, _ []string) {
-			fmt.Fprintln(cmd.OutOrStdout(), version.String("agent"))
+	cmd.AddCommand(
+		newJoinCommand(),
+		newRunCommand(),
+		newLeaveCommand(),
+		&cobra.Command{
+			Use:   "version",
+			Short: "Print the agent's version",
+			Args:  cobra.NoArgs,
+			Run: func(cmd *cobra.Command, _ []string) {
+				fmt.Fprintln(cmd.OutOrStdout(), version.String("agent"))
+			},
 		},
-	})
+	)
 	return cmd
+}
+
+// restConfig loads the member cluster's config from --kubeconfig, or the
+// usual chain (in-cluster config, $KUBECONFIG, ~/.kube/config).
+func restConfig(kubeconfig string) (*rest.Config, error) {
+	if kubeconfig != "" {
+		cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+		if err != nil {
+			return nil, fmt.Errorf("cannot load --kubeconfig %s: %v", kubeconfig, err)
+		}
+		return cfg, nil
+	}
+	cfg, err := ctrl.GetConfig()
+	if err != nil {
+		return nil, fmt.Errorf("no member kubeconfig (not in a cluster, no $KUBECONFIG): pass --kubeconfig: %v", err)
+	}
+	return cfg, nil
 }

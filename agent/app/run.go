@@ -1,0 +1,238 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/flotilla-io/flotilla/agent/apply"
+	"github.com/flotilla-io/flotilla/agent/join"
+	"github.com/flotilla-io/flotilla/agent/properties"
+	"github.com/flotilla-io/flotilla/agent/session"
+	"github.com/flotilla-io/flotilla/pkg/tunnel"
+	"github.com/flotilla-io/flotilla/pkg/version"
+)
+
+// RunOptions are the flags of `agent run`.
+type RunOptions struct {
+	// Kubeconfig is the member cluster's kubeconfig. Default: in-cluster
+	// config or $KUBECONFIG.
+	Kubeconfig string
+	// MetricsBindAddress serves Prometheus metrics on /metrics; "0" disables.
+	// Default ":8090".
+	MetricsBindAddress string
+	// HealthProbeBindAddress serves /healthz and /readyz; "0" disables.
+	// Default ":8091".
+	HealthProbeBindAddress string
+	// PropertiesInterval is how often the member's properties are
+	// collected for heartbeats. Default properties.DefaultInterval.
+	PropertiesInterval time.Duration
+}
+
+// NewRunOptions returns the defaults.
+func NewRunOptions() *RunOptions {
+	return &RunOptions{
+		MetricsBindAddress:     ":8090",
+		HealthProbeBindAddress: ":8091",
+		PropertiesInterval:     properties.DefaultInterval,
+	}
+}
+
+// AddFlags adds the flags of `agent run` to fs.
+func (o *RunOptions) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&o.Kubeconfig, "kubeconfig", o.Kubeconfig, "Kubeconfig of the member cluster (default: in-cluster config or $KUBECONFIG).")
+	fs.StringVar(&o.MetricsBindAddress, "metrics-bind-address", o.MetricsBindAddress, `Address to serve Prometheus metrics on (/metrics); "0" disables.`)
+	fs.StringVar(&o.HealthProbeBindAddress, "health-probe-bind-address", o.HealthProbeBindAddress, `Address to serve /healthz and /readyz on; "0" disables.`)
+	fs.DurationVar(&o.PropertiesInterval, "properties-interval", o.PropertiesInterval, "How often to collect the member cluster's properties (node count, capacity, ...) for heartbeats.")
+}
+
+// Validate checks the flags.
+func (o *RunOptions) Validate() error {
+	for _, a := range []struct{ flag, value string }{
+		{"--metrics-bind-address", o.MetricsBindAddress},
+		{"--health-probe-bind-address", o.HealthProbeBindAddress},
+	} {
+		if a.value == "0" {
+			continue
+		}
+		if _, _, err := net.SplitHostPort(a.value); err != nil {
+			return fmt.Errorf("%s %q is not HOST:PORT, :PORT or 0 (disabled)", a.flag, a.value)
+		}
+	}
+	if o.PropertiesInterval < time.Second {
+		return fmt.Errorf("--properties-interval %s is too short: at least 1s", o.PropertiesInterval)
+	}
+	return nil
+}
+
+func newRunCommand() *cobra.Command {
+	opts := NewRunOptions()
+	cmd := &cobra.Command{
+		Use:   "run",
+		Short: "Connect to the hub and apply the Work it sends (after `agent join`)",
+		Long: `Run keeps one tunnel to the hub, with the identity that ` + "`agent join`" + ` stored on
+the member cluster: it heartbeats with the cluster's properties, applies the Work
+the hub sends, reports its status, and reconnects with backoff when the tunnel
+drops. SIGTERM closes the tunnel cleanly.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := opts.Validate(); err != nil {
+				return err
+			}
+			// SIGTERM or SIGINT stops the agent cleanly; a second one kills it.
+			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, os.Interrupt)
+			context.AfterFunc(ctx, stop)
+			return Run(ctx, opts)
+		},
+	}
+	opts.AddFlags(cmd.Flags())
+	return cmd
+}
+
+// Run runs the agent until ctx is done.
+func Run(ctx context.Context, opts *RunOptions) error {
+	log := ctrl.Log.WithName("agent")
+	cfg, err := restConfig(opts.Kubeconfig)
+	if err != nil {
+		return err
+	}
+	id, err := join.LoadIdentity(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	tlsConfig, err := id.TLSConfig(tunnel.ALPNTunnel)
+	if err != nil {
+		return err
+	}
+	log = log.WithValues("member", id.Name)
+
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	tunnelMetrics, err := tunnel.NewMetrics(reg)
+	if err != nil {
+		return err
+	}
+	sessionMetrics, err := session.NewMetrics(reg)
+	if err != nil {
+		return err
+	}
+	if err := apply.Register(reg); err != nil {
+		return err
+	}
+
+	applier, err := apply.New(cfg, apply.Options{Namespace: join.Namespace})
+	if err != nil {
+		return err
+	}
+	collector, err := properties.New(cfg, properties.Options{Interval: opts.PropertiesInterval, Logger: log.WithName("properties")})
+	if err != nil {
+		return err
+	}
+	runner, err := session.New(session.Options{
+		Applier:    applier,
+		Properties: collector,
+		Metrics:    sessionMetrics,
+		Logger:     log.WithName("session"),
+	})
+	if err != nil {
+		return err
+	}
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	servers := []struct {
+		name, flag, addr string
+		handler          http.Handler
+	}{
+		{"metrics", "--metrics-bind-address", opts.MetricsBindAddress, metricsHandler(reg)},
+		{"health probes", "--health-probe-bind-address", opts.HealthProbeBindAddress, healthHandler()},
+	}
+	errc := make(chan error, len(servers))
+	for _, s := range servers {
+		if s.addr == "0" || s.addr == "" {
+			continue
+		}
+		l, err := net.Listen("tcp", s.addr)
+		if err != nil {
+			return fmt.Errorf("cannot serve %s on %s: %v: pick another address with %s", s.name, s.addr, err, s.flag)
+		}
+		log.Info("Serving "+s.name, "address", l.Addr().String())
+		go func() {
+			if err := serveHTTP(ctx, l, s.handler); err != nil {
+				errc <- err
+			}
+		}()
+	}
+
+	go collector.Run(ctx)
+
+	dial := func(ctx context.Context) (*tunnel.ClientSession, error) {
+		return tunnel.Dial(ctx, tunnel.DialOptions{
+			Address:   id.Hub,
+			TLSConfig: tlsConfig,
+			ClientOptions: tunnel.ClientOptions{
+				Hello:   tunnel.Hello{ClusterName: id.Name, AgentVersion: version.Version},
+				Metrics: tunnelMetrics,
+				Logger:  log.WithName("tunnel"),
+			},
+		})
+	}
+	log.Info("Starting the agent", "version", version.Version, "hub", id.Hub, "apiServer", cfg.Host)
+	runErr := make(chan error, 1)
+	go func() { runErr <- runner.Run(ctx, dial, tunnel.ReconnectOptions{Logger: log.WithName("tunnel")}) }()
+	select {
+	case err := <-runErr:
+		cancel()
+		if err != nil {
+			return fmt.Errorf("the agent stopped: %w", err)
+		}
+		log.Info("The agent stopped")
+		return nil
+	case err := <-errc:
+		cancel()
+		<-runErr
+		return err
+	}
+}
+
+func metricsHandler(reg *prometheus.Registry) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
+	return mux
+}
+
+func healthHandler() http.Handler {
+	mux := http.NewServeMux()
+	ok := func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) }
+	mux.HandleFunc("/healthz", ok)
+	mux.HandleFunc("/readyz", ok)
+	return mux
+}
+
+// serveHTTP serves on l until ctx is done.
+func serveHTTP(ctx context.Context, l net.Listener, h http.Handler) error {
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	stop := context.AfterFunc(ctx, func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(sctx)
+	})
+	defer stop()
+	if err := srv.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("the HTTP server on %s failed: %w", l.Addr(), err)
+	}
+	return nil
+}

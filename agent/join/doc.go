@@ -1,0 +1,13 @@
+// Package join is the member side of joining the fleet and leaving it.
+//
+// Join (`agent join`) generates the agent's private key on the member (it
+// never leaves the member), sends a certificate request with a bootstrap token
+// to the hub over TLS whose CA it pins by hash, and stores the signed
+// certificate, the key and the hub's CA in the identity Secret on the member.
+// `agent run` loads that Identity to open its tunnel. Leave (`agent leave`)
+// removes what the agent applied, tells the hub over mutual TLS, and deletes
+// the identity.
+//
+// Every error these functions return is one line that says what went wrong
+// and what to do about it, ready to print.
+package join

@@ -1,0 +1,198 @@
+package join
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+)
+
+// Where the identity lives on the member cluster.
+const (
+	// Namespace is the agent's namespace on the member cluster.
+	Namespace = "flotilla-system"
+	// SecretName is the Secret in Namespace that holds the agent's identity.
+	SecretName = "flotilla-agent-identity"
+)
+
+// Keys of the identity Secret's data.
+const (
+	// KeyCertificate holds the member's client certificate (PEM), signed by
+	// the hub's CA; its CommonName is the member's name.
+	KeyCertificate = corev1.TLSCertKey // "tls.crt"
+	// KeyPrivateKey holds the member's private key (PEM), generated on the
+	// member at join.
+	KeyPrivateKey = corev1.TLSPrivateKeyKey // "tls.key"
+	// KeyCA holds the hub's tunnel CA certificate (PEM).
+	KeyCA = "ca.crt"
+	// KeyHub holds the hub's tunnel address, HOST:PORT.
+	KeyHub = "hub"
+	// KeyName holds the member's name.
+	KeyName = "name"
+)
+
+// ErrNotJoined is returned by LoadIdentity when the member has no identity.
+var ErrNotJoined = errors.New("this cluster has not joined a hub: run `agent join` first")
+
+// Identity is what the agent needs to connect to the hub.
+type Identity struct {
+	// Name is the member cluster's name, the CommonName of Certificate.
+	Name string
+	// Hub is the hub's tunnel address, HOST:PORT.
+	Hub string
+	// Certificate is the member's client certificate (PEM).
+	Certificate []byte
+	// PrivateKey is the member's private key (PEM).
+	PrivateKey []byte
+	// CA is the hub's tunnel CA certificate (PEM).
+	CA []byte
+}
+
+// TLSConfig returns the mutual-TLS configuration for connecting to the hub
+// with the given ALPN protocol: the member's certificate, the hub's CA as the
+// only root, and the hub's host as the server name.
+func (id *Identity) TLSConfig(alpn string) (*tls.Config, error) {
+	pair, err := tls.X509KeyPair(id.Certificate, id.PrivateKey)
+	if err != nil {
+		return nil, fmt.Errorf("the identity in Secret %s/%s is unusable (%v): run `agent leave` and join again", Namespace, SecretName, err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(id.CA) {
+		return nil, fmt.Errorf("the hub CA in Secret %s/%s is unusable: run `agent leave` and join again", Namespace, SecretName)
+	}
+	host, _, err := net.SplitHostPort(id.Hub)
+	if err != nil {
+		return nil, fmt.Errorf("the hub address %q in Secret %s/%s is not HOST:PORT: run `agent leave` and join again", id.Hub, Namespace, SecretName)
+	}
+	return &tls.Config{
+		MinVersion:   tls.VersionTLS12,
+		Certificates: []tls.Certificate{pair},
+		RootCAs:      pool,
+		ServerName:   host,
+		NextProtos:   []string{alpn},
+	}, nil
+}
+
+// LoadIdentity reads the identity from the member cluster that cfg connects
+// to. It returns an error matching ErrNotJoined when there is none.
+func LoadIdentity(ctx context.Context, cfg *rest.Config) (*Identity, error) {
+	m, err := newMember(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return m.loadIdentity(ctx)
+}
+
+func (m *member) loadIdentity(ctx context.Context) (*Identity, error) {
+	s, err := m.client.CoreV1().Secrets(Namespace).Get(ctx, SecretName, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, ErrNotJoined
+	}
+	if err != nil {
+		return nil, m.error("read the identity Secret", err)
+	}
+	id := &Identity{
+		Name:        string(s.Data[KeyName]),
+		Hub:         string(s.Data[KeyHub]),
+		Certificate: s.Data[KeyCertificate],
+		PrivateKey:  s.Data[KeyPrivateKey],
+		CA:          s.Data[KeyCA],
+	}
+	if id.Name == "" || id.Hub == "" || len(id.Certificate) == 0 || len(id.PrivateKey) == 0 || len(id.CA) == 0 {
+		return nil, fmt.Errorf("the identity Secret %s/%s lacks some of %s, %s, %s, %s, %s: delete it and join again",
+			Namespace, SecretName, KeyName, KeyHub, KeyCertificate, KeyPrivateKey, KeyCA)
+	}
+	return id, nil
+}
+
+// secret returns the identity Secret that stores id.
+func (id *Identity) secret() *corev1.Secret {
+	return &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{
+			Namespace: Namespace,
+			Name:      SecretName,
+			Labels: map[string]string{
+				"app.kubernetes.io/part-of":    "flotilla",
+				"app.kubernetes.io/managed-by": "flotilla-agent",
+			},
+		},
+		Type: corev1.SecretTypeTLS,
+		Data: map[string][]byte{
+			KeyCertificate: id.Certificate,
+			KeyPrivateKey:  id.PrivateKey,
+			KeyCA:          id.CA,
+			KeyHub:         []byte(id.Hub),
+			KeyName:        []byte(id.Name),
+		},
+	}
+}
+
+// member is the member cluster's API server.
+type member struct {
+	client kubernetes.Interface
+	host   string
+}
+
+// memberTimeout bounds each request to the member's API server, so that an
+// unreachable one fails in seconds rather than hanging.
+const memberTimeout = 15 * time.Second
+
+func newMember(cfg *rest.Config) (*member, error) {
+	cfg = rest.CopyConfig(cfg)
+	if cfg.Timeout == 0 {
+		cfg.Timeout = memberTimeout
+	}
+	c, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("the member kubeconfig is unusable (%v): check --kubeconfig", err)
+	}
+	return &member{client: c, host: cfg.Host}, nil
+}
+
+// error turns a failed request to the member's API server into a one-line
+// error that says what to do.
+func (m *member) error(what string, err error) error {
+	var status apierrors.APIStatus
+	switch {
+	case apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err):
+		return fmt.Errorf("the member cluster's API server at %s did not let us %s (%v): use a --kubeconfig that may manage Namespaces and Secrets", m.host, what, err)
+	case errors.As(err, &status):
+		return fmt.Errorf("failed to %s on the member cluster at %s: %v", what, m.host, err)
+	default:
+		return fmt.Errorf("cannot reach the member cluster's API server at %s: %v: check --kubeconfig and that the cluster is up", m.host, err)
+	}
+}
+
+// ensureNamespace creates the agent's namespace on the member if it is missing.
+func (m *member) ensureNamespace(ctx context.Context) error {
+	_, err := m.client.CoreV1().Namespaces().Get(ctx, Namespace, metav1.GetOptions{})
+	if err == nil {
+		return nil
+	}
+	if !apierrors.IsNotFound(err) {
+		return m.error("read namespace "+Namespace, err)
+	}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: Namespace, Labels: map[string]string{"app.kubernetes.io/part-of": "flotilla"}}}
+	if _, err := m.client.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return m.error("create namespace "+Namespace, err)
+	}
+	return nil
+}
+
+// deleteIdentity deletes the identity Secret; a missing one is not an error.
+func (m *member) deleteIdentity(ctx context.Context) error {
+	err := m.client.CoreV1().Secrets(Namespace).Delete(ctx, SecretName, metav1.DeleteOptions{})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return m.error("delete the identity Secret "+Namespace+"/"+SecretName, err)
+	}
+	return nil
+}

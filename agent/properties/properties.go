@@ -1,0 +1,189 @@
+package properties
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/flotilla-io/flotilla/pkg/tunnel"
+)
+
+// Defaults of Options.
+const (
+	// DefaultInterval is how often a Collector refreshes the properties.
+	DefaultInterval = 15 * time.Second
+	// DefaultTimeout bounds one collection.
+	DefaultTimeout = 10 * time.Second
+)
+
+// Resources are the resources summed into Capacity, Allocatable and Available.
+var Resources = []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory, corev1.ResourcePods}
+
+// maxMessage bounds APIServerMessage.
+const maxMessage = 512
+
+// Options configure a Collector. The zero value is ready to use.
+type Options struct {
+	// Interval is how often Run refreshes the properties: it lists the
+	// member's nodes and pods and asks its API server for /readyz.
+	// Default: DefaultInterval (15s).
+	Interval time.Duration
+
+	// Timeout bounds one collection. Default: DefaultTimeout (10s).
+	Timeout time.Duration
+
+	// Logger receives the Collector's logs. Default: the logger in Run's
+	// context, else none.
+	Logger logr.Logger
+}
+
+func (o *Options) setDefaults() {
+	if o.Interval <= 0 {
+		o.Interval = DefaultInterval
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultTimeout
+	}
+}
+
+// Collector gathers the properties of one member cluster. It is safe for
+// concurrent use.
+type Collector struct {
+	client kubernetes.Interface
+	opts   Options
+
+	mu sync.RWMutex
+	// latest is the last collection; each part keeps its last known value
+	// when collecting it fails.
+	latest tunnel.ClusterProperties
+}
+
+// New returns a Collector for the member cluster that cfg connects to.
+func New(cfg *rest.Config, opts Options) (*Collector, error) {
+	opts.setDefaults()
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("failed to create a client of the member cluster: %w", err)
+	}
+	return &Collector{client: cs, opts: opts}, nil
+}
+
+// Run collects the properties now and then every Interval until ctx is done.
+func (c *Collector) Run(ctx context.Context) {
+	t := time.NewTicker(c.opts.Interval)
+	defer t.Stop()
+	for {
+		c.Collect(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// Latest returns the properties last collected, without waiting. Before the
+// first collection they are all zero (and the API server is not healthy).
+func (c *Collector) Latest() tunnel.ClusterProperties {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return copyProperties(c.latest)
+}
+
+// Collect gathers the properties once, bounded by Options.Timeout, stores
+// them for Latest and returns them. A part that cannot be read keeps its
+// last known value; the API server's health says why.
+func (c *Collector) Collect(ctx context.Context) tunnel.ClusterProperties {
+	log := c.opts.Logger
+	if log.GetSink() == nil {
+		log = logr.FromContextOrDiscard(ctx)
+	}
+	ctx, cancel := context.WithTimeout(ctx, c.opts.Timeout)
+	defer cancel()
+
+	next := c.Latest()
+	next.APIServerHealthy, next.APIServerMessage = c.readyz(ctx)
+	if v, err := c.client.Discovery().ServerVersion(); err != nil {
+		log.V(1).Info("Failed to get the member API server's version", "err", err)
+	} else {
+		next.KubernetesVersion = v.GitVersion
+	}
+	if err := c.collectResources(ctx, &next); err != nil {
+		log.Error(err, "Failed to collect the member cluster's resources; reporting the last known values")
+	}
+
+	c.mu.Lock()
+	c.latest = copyProperties(next)
+	c.mu.Unlock()
+	return next
+}
+
+// readyz asks the member API server whether it is ready.
+func (c *Collector) readyz(ctx context.Context) (bool, string) {
+	body, err := c.client.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx)
+	if err != nil {
+		msg := err.Error()
+		if len(body) > 0 {
+			msg = strings.TrimSpace(string(body))
+		}
+		return false, truncate("the member API server is not ready: "+msg, maxMessage)
+	}
+	return true, ""
+}
+
+// collectResources fills in the node count, provider and resource sums.
+func (c *Collector) collectResources(ctx context.Context, p *tunnel.ClusterProperties) error {
+	// ResourceVersion "0" is served from the API server's cache.
+	nodes, err := c.client.CoreV1().Nodes().List(ctx, metav1.ListOptions{ResourceVersion: "0"})
+	if err != nil {
+		return fmt.Errorf("failed to list nodes: %w", err)
+	}
+	pods, err := c.client.CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{
+		ResourceVersion: "0",
+		FieldSelector:   "status.phase!=" + string(corev1.PodSucceeded) + ",status.phase!=" + string(corev1.PodFailed),
+	})
+	if err != nil {
+		return fmt.Errorf("failed to list pods: %w", err)
+	}
+	s := Summarize(nodes.Items, pods.Items)
+	p.NodeCount = s.NodeCount
+	p.Provider = s.Provider
+	p.Capacity = s.Capacity
+	p.Allocatable = s.Allocatable
+	p.Available = s.Available
+	return nil
+}
+
+func copyProperties(p tunnel.ClusterProperties) tunnel.ClusterProperties {
+	p.Capacity = copyMap(p.Capacity)
+	p.Allocatable = copyMap(p.Allocatable)
+	p.Available = copyMap(p.Available)
+	return p
+}
+
+func copyMap(m map[string]string) map[string]string {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+func truncate(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ") // one line
+	if len(s) <= n {
+		return s
+	}
+	return s[:n-3] + "..."
+}

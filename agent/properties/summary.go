@@ -1,0 +1,195 @@
+package properties
+
+import (
+	"regexp"
+	"sort"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+)
+
+// Summary is what the nodes and pods of a cluster say about it.
+type Summary struct {
+	// NodeCount is the number of nodes.
+	NodeCount int
+	// Provider is the scheme of the nodes' spec.providerID ("kwok", "aws",
+	// "gce", "azure", ...), the most common one when they differ; empty when
+	// no node has one.
+	Provider string
+	// Capacity and Allocatable are the sums over nodes of Resources, as
+	// quantity strings.
+	Capacity, Allocatable map[string]string
+	// Available is Allocatable minus the requests of the pods that are
+	// scheduled and not terminated (for "pods": minus their number), never
+	// below zero.
+	Available map[string]string
+}
+
+// Summarize sums up nodes and pods. Pods that are not scheduled or have
+// terminated are not counted.
+func Summarize(nodes []corev1.Node, pods []corev1.Pod) Summary {
+	capacity := corev1.ResourceList{}
+	allocatable := corev1.ResourceList{}
+	providers := map[string]int{}
+	for i := range nodes {
+		addTo(capacity, nodes[i].Status.Capacity)
+		addTo(allocatable, nodes[i].Status.Allocatable)
+		if p := providerOf(nodes[i].Spec.ProviderID); p != "" {
+			providers[p]++
+		}
+	}
+
+	requested := corev1.ResourceList{}
+	scheduled := int64(0)
+	for i := range pods {
+		pod := &pods[i]
+		if pod.Spec.NodeName == "" || pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed {
+			continue
+		}
+		scheduled++
+		addTo(requested, PodRequests(pod))
+	}
+	requested[corev1.ResourcePods] = *resource.NewQuantity(scheduled, resource.DecimalSI)
+
+	available := corev1.ResourceList{}
+	for _, name := range Resources {
+		q, ok := allocatable[name]
+		if !ok {
+			continue
+		}
+		q = q.DeepCopy()
+		if r, ok := requested[name]; ok {
+			q.Sub(r)
+		}
+		if q.Sign() < 0 {
+			q = *resource.NewQuantity(0, q.Format)
+		}
+		available[name] = q
+	}
+
+	return Summary{
+		NodeCount:   len(nodes),
+		Provider:    mostCommon(providers),
+		Capacity:    toStrings(capacity),
+		Allocatable: toStrings(allocatable),
+		Available:   toStrings(available),
+	}
+}
+
+// PodRequests returns what a pod requests of Resources other than pods, the
+// way the scheduler counts it: pod-level requests where set; otherwise the
+// sum of the app containers and sidecars, or the largest init container
+// (with the sidecars started before it) if that is more; plus the pod's
+// overhead.
+func PodRequests(pod *corev1.Pod) corev1.ResourceList {
+	out := corev1.ResourceList{}
+	for _, name := range Resources {
+		if name == corev1.ResourcePods {
+			continue
+		}
+		if pod.Spec.Resources != nil {
+			if q, ok := pod.Spec.Resources.Requests[name]; ok {
+				out[name] = q.DeepCopy()
+				continue
+			}
+		}
+		sum := resource.Quantity{}
+		for _, c := range pod.Spec.Containers {
+			add(&sum, c.Resources.Requests, name)
+		}
+		sidecars := resource.Quantity{}
+		largestInit := resource.Quantity{}
+		for _, c := range pod.Spec.InitContainers {
+			if c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways {
+				add(&sidecars, c.Resources.Requests, name)
+				// A sidecar runs alongside the init containers after it.
+				if sidecars.Cmp(largestInit) > 0 {
+					largestInit = sidecars.DeepCopy()
+				}
+				continue
+			}
+			q := sidecars.DeepCopy()
+			add(&q, c.Resources.Requests, name)
+			if q.Cmp(largestInit) > 0 {
+				largestInit = q
+			}
+		}
+		sum.Add(sidecars)
+		if largestInit.Cmp(sum) > 0 {
+			sum = largestInit
+		}
+		add(&sum, pod.Spec.Overhead, name)
+		if !sum.IsZero() {
+			out[name] = sum
+		}
+	}
+	return out
+}
+
+func add(sum *resource.Quantity, list corev1.ResourceList, name corev1.ResourceName) {
+	if q, ok := list[name]; ok {
+		sum.Add(q)
+	}
+}
+
+// addTo adds the Resources in list to sum.
+func addTo(sum, list corev1.ResourceList) {
+	for _, name := range Resources {
+		q, ok := list[name]
+		if !ok {
+			continue
+		}
+		s, ok := sum[name]
+		if !ok {
+			sum[name] = q.DeepCopy()
+			continue
+		}
+		s.Add(q)
+		sum[name] = s
+	}
+}
+
+func toStrings(list corev1.ResourceList) map[string]string {
+	if len(list) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(list))
+	for name, q := range list {
+		out[string(name)] = q.String()
+	}
+	return out
+}
+
+var schemePattern = regexp.MustCompile(`^[a-z][a-z0-9+.-]*$`)
+
+// providerOf returns the scheme of a node's providerID ("aws:///us-east-1a/i-0abc"
+// is "aws"), or "" if it has none.
+func providerOf(providerID string) string {
+	scheme, _, ok := strings.Cut(providerID, "://")
+	if !ok {
+		return ""
+	}
+	scheme = strings.ToLower(scheme)
+	if !schemePattern.MatchString(scheme) {
+		return ""
+	}
+	return scheme
+}
+
+// mostCommon returns the key with the highest count, the first by name on a
+// tie, or "" for an empty map.
+func mostCommon(counts map[string]int) string {
+	keys := make([]string, 0, len(counts))
+	for k := range counts {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	best := ""
+	for _, k := range keys {
+		if best == "" || counts[k] > counts[best] {
+			best = k
+		}
+	}
+	return best
+}

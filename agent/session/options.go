@@ -1,0 +1,131 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/go-logr/logr"
+
+	"github.com/flotilla-io/flotilla/agent/apply"
+	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+	"github.com/flotilla-io/flotilla/pkg/tunnel"
+)
+
+// Defaults of Options.
+const (
+	// DefaultHeartbeatPeriod is used when the hub's HelloAck names no period.
+	DefaultHeartbeatPeriod = 5 * time.Second
+	// DefaultRecheckInterval is how often Works that are applied but not
+	// available are re-evaluated.
+	DefaultRecheckInterval = 5 * time.Second
+	// DefaultMaxConcurrentApplies bounds how many Works are applied (or
+	// removed, or re-evaluated) at once.
+	DefaultMaxConcurrentApplies = 4
+	// DefaultRetryInitialInterval and DefaultRetryMaxInterval bound the
+	// per-Work backoff of retrying a Work that did not apply fully.
+	DefaultRetryInitialInterval = 2 * time.Second
+	DefaultRetryMaxInterval     = 5 * time.Minute
+	// DefaultMissedAcks is how many heartbeat periods without a HeartbeatAck
+	// make the agent drop the session and reconnect.
+	DefaultMissedAcks = 6
+)
+
+// Applier is what the session needs of the agent's apply library;
+// *apply.Applier is one.
+type Applier interface {
+	// Apply makes the member match the Work and returns its status.
+	Apply(ctx context.Context, work *placementv1beta1.Work) (placementv1beta1.WorkStatus, error)
+	// Status re-evaluates the Work's status without applying anything.
+	Status(ctx context.Context, work *placementv1beta1.Work) (placementv1beta1.WorkStatus, error)
+	// Remove removes what the named Work applied.
+	Remove(ctx context.Context, workName string) error
+	// Inventory lists the Works the member holds.
+	Inventory(ctx context.Context) ([]apply.Record, error)
+}
+
+var _ Applier = (*apply.Applier)(nil)
+
+// PropertySource gives the member's properties for a heartbeat, at once;
+// *properties.Collector is one.
+type PropertySource interface {
+	Latest() tunnel.ClusterProperties
+}
+
+// Options configure a Runner.
+type Options struct {
+	// Applier applies the Works the hub sends. Required.
+	Applier Applier
+
+	// Properties gives the properties sent in heartbeats. Default: none (the
+	// heartbeats carry zero properties).
+	Properties PropertySource
+
+	// Metrics records heartbeats, the connection state and status reports.
+	// Default: nil (none).
+	Metrics *Metrics
+
+	// DefaultHeartbeatPeriod is the heartbeat period when the hub announces
+	// none. Default: DefaultHeartbeatPeriod (5s).
+	DefaultHeartbeatPeriod time.Duration
+
+	// MissedAcks is how many heartbeat periods may pass without a
+	// HeartbeatAck before the agent drops the session and reconnects.
+	// Default: DefaultMissedAcks (6).
+	MissedAcks int
+
+	// RecheckInterval is how often Works that are applied but not available
+	// are re-evaluated (and reported when their status changed). Default:
+	// DefaultRecheckInterval (5s).
+	RecheckInterval time.Duration
+
+	// MaxConcurrentApplies bounds how many Works are processed at once.
+	// Default: DefaultMaxConcurrentApplies (4).
+	MaxConcurrentApplies int
+
+	// RetryInitialInterval and RetryMaxInterval bound the per-Work
+	// exponential backoff of retrying a Work that did not apply fully.
+	// Defaults: DefaultRetryInitialInterval (2s), DefaultRetryMaxInterval
+	// (5m).
+	RetryInitialInterval, RetryMaxInterval time.Duration
+
+	// Logger receives the Runner's logs. Default: the logger in Run's
+	// context, else none.
+	Logger logr.Logger
+}
+
+func (o *Options) complete(ctx context.Context) error {
+	if o.Applier == nil {
+		return errors.New("session: Options.Applier is required")
+	}
+	if o.Properties == nil {
+		o.Properties = noProperties{}
+	}
+	if o.DefaultHeartbeatPeriod <= 0 {
+		o.DefaultHeartbeatPeriod = DefaultHeartbeatPeriod
+	}
+	if o.MissedAcks <= 0 {
+		o.MissedAcks = DefaultMissedAcks
+	}
+	if o.RecheckInterval <= 0 {
+		o.RecheckInterval = DefaultRecheckInterval
+	}
+	if o.MaxConcurrentApplies <= 0 {
+		o.MaxConcurrentApplies = DefaultMaxConcurrentApplies
+	}
+	if o.RetryInitialInterval <= 0 {
+		o.RetryInitialInterval = DefaultRetryInitialInterval
+	}
+	if o.RetryMaxInterval <= 0 {
+		o.RetryMaxInterval = DefaultRetryMaxInterval
+	}
+	o.RetryMaxInterval = max(o.RetryMaxInterval, o.RetryInitialInterval)
+	if o.Logger.GetSink() == nil {
+		o.Logger = logr.FromContextOrDiscard(ctx)
+	}
+	return nil
+}
+
+type noProperties struct{}
+
+func (noProperties) Latest() tunnel.ClusterProperties { return tunnel.ClusterProperties{} }

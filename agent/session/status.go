@@ -1,0 +1,105 @@
+package session
+
+import (
+	"encoding/json"
+	"sort"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+	"github.com/flotilla-io/flotilla/pkg/tunnel"
+)
+
+// report sends a Work's last status to the hub, if there is a session and
+// the status differs from the one last reported in it (or force is set).
+// Only the status of the spec the hub last sent is reported.
+func (r *Runner) report(name string, force bool) {
+	r.sendMu.Lock()
+	defer r.sendMu.Unlock()
+
+	r.mu.Lock()
+	st, s := r.works[name], r.current
+	if st == nil || s == nil || st.status == nil || st.work == nil || st.appliedHash != st.hash {
+		r.mu.Unlock()
+		return
+	}
+	status, hash, sent := *st.status, st.appliedHash, st.sent
+	r.mu.Unlock()
+
+	key := statusKey(hash, status)
+	if !force && key == sent {
+		return
+	}
+	data, err := json.Marshal(status)
+	if err != nil {
+		r.log.Error(err, "Failed to encode the Work's status", "work", name)
+		return
+	}
+	if err := s.Status().Send(tunnel.StatusReport{WorkName: name, Hash: hash, Status: data}); err != nil {
+		// The session is gone (or the report too large); the next session
+		// reports every Work again.
+		r.log.V(1).Info("Failed to report the Work's status", "work", name, "err", err)
+		return
+	}
+	r.opts.Metrics.statusReportSent()
+	r.log.V(1).Info("Reported the Work's status", "work", name, "hash", hash,
+		"applied", conditionStatus(status.Conditions, placementv1beta1.ConditionApplied),
+		"available", conditionStatus(status.Conditions, placementv1beta1.ConditionAvailable))
+
+	r.mu.Lock()
+	if r.works[name] == st && r.current == s {
+		st.sent = key
+	}
+	r.mu.Unlock()
+}
+
+// reportAll reports the status of every Work, after the hub's WorkSyncDone:
+// the hub may have missed reports while the agent was disconnected.
+func (r *Runner) reportAll() {
+	r.mu.Lock()
+	names := make([]string, 0, len(r.works))
+	for name, st := range r.works {
+		if st.status != nil {
+			names = append(names, name)
+		}
+	}
+	r.mu.Unlock()
+	sort.Strings(names)
+	for _, name := range names {
+		r.report(name, true)
+	}
+}
+
+// statusKey identifies a status for deciding whether it changed: transition
+// times alone do not make a change.
+func statusKey(hash string, status placementv1beta1.WorkStatus) string {
+	s := *status.DeepCopy()
+	clearTimes(s.Conditions)
+	for i := range s.ManifestConditions {
+		clearTimes(s.ManifestConditions[i].Conditions)
+	}
+	data, err := json.Marshal(s)
+	if err != nil {
+		return ""
+	}
+	return hash + "/" + string(data)
+}
+
+func clearTimes(conditions []metav1.Condition) {
+	for i := range conditions {
+		conditions[i].LastTransitionTime = metav1.Time{}
+	}
+}
+
+func conditionStatus(conditions []metav1.Condition, t string) metav1.ConditionStatus {
+	for _, c := range conditions {
+		if c.Type == t {
+			return c.Status
+		}
+	}
+	return metav1.ConditionUnknown
+}
+
+func conditionTrue(conditions []metav1.Condition, t string) bool {
+	return conditionStatus(conditions, t) == metav1.ConditionTrue
+}

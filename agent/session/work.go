@@ -1,0 +1,352 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/flotilla-io/flotilla/agent/apply"
+	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+	"github.com/flotilla-io/flotilla/pkg/tunnel"
+	"github.com/flotilla-io/flotilla/pkg/workhash"
+)
+
+// op is what is to be done next for a Work. A newer apply or remove replaces
+// one that has not started; a recheck never replaces anything.
+type op int
+
+const (
+	opNone op = iota
+	// opApply applies the Work's desired spec (workState.work).
+	opApply
+	// opRemove removes what the Work applied.
+	opRemove
+	// opRecheck re-evaluates the status of the applied spec.
+	opRecheck
+)
+
+// workState is what the agent knows of one Work. The Runner's mu guards it.
+type workState struct {
+	name string
+
+	// work is the newest spec the hub sent and hash its hash
+	// (workhash.Of); nil and "" once the hub deleted the Work.
+	work *placementv1beta1.Work
+	hash string
+
+	// next is what a worker does next for the Work.
+	next op
+
+	// appliedHash is the hash of the spec last applied (or found unchanged);
+	// "" if none was in this process.
+	appliedHash string
+	// complete is true when that apply returned no error and every manifest
+	// was applied.
+	complete bool
+	// status is the last status of the spec appliedHash names.
+	status *placementv1beta1.WorkStatus
+	// sent is the statusKey of the status last reported in the current
+	// session; "" if none.
+	sent string
+}
+
+// workLoop states the Works the member holds, then takes the hub's upserts
+// and deletes, handing them to the workers.
+func (r *Runner) workLoop(ctx context.Context, c *conn) error {
+	inventory, err := r.inventory(ctx, c)
+	if err != nil {
+		return err
+	}
+	if err := c.s.Work().Send(inventory); err != nil {
+		return fmt.Errorf("failed to send the Work inventory: %w", err)
+	}
+	c.log.V(1).Info("Sent the Work inventory", "works", len(inventory.Items))
+	for {
+		m, err := c.s.Work().Recv()
+		if err != nil {
+			return err
+		}
+		switch m := m.(type) {
+		case tunnel.WorkUpsert:
+			r.upsert(c, m)
+		case tunnel.WorkDelete:
+			c.log.V(1).Info("The hub deleted a Work", "work", m.Name)
+			r.enqueue(m.Name, opRemove, nil, "")
+		case tunnel.WorkSyncDone:
+			c.log.Info("In sync with the hub")
+			r.reportAll()
+		default:
+			c.log.V(1).Info("Ignoring a work message", "type", m.FrameType().String())
+		}
+	}
+}
+
+// inventory lists the Works the member holds, retrying until it can (the
+// member's API server may be down; heartbeats go on meanwhile and say so).
+// Each Work is listed with the hash of the spec this agent last applied, or,
+// for Works it has not applied since it started, the hash in its record.
+func (r *Runner) inventory(ctx context.Context, c *conn) (tunnel.WorkInventory, error) {
+	delay := 500 * time.Millisecond
+	for {
+		records, err := r.opts.Applier.Inventory(ctx)
+		if err == nil {
+			return r.inventoryOf(records), nil
+		}
+		c.log.Error(err, "Failed to list the Works on the member; retrying", "delay", delay)
+		select {
+		case <-ctx.Done():
+			return tunnel.WorkInventory{}, ctx.Err()
+		case <-time.After(delay):
+		}
+		delay = min(2*delay, 30*time.Second)
+	}
+}
+
+func (r *Runner) inventoryOf(records []apply.Record) tunnel.WorkInventory {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.records = make(map[string]apply.Record, len(records))
+	inv := tunnel.WorkInventory{Items: make([]tunnel.WorkRef, 0, len(records))}
+	for _, rec := range records {
+		r.records[rec.WorkName] = rec
+		// Only a Work whose spec this process holds is reported with its hash: after
+		// a restart the agent has the records but not the specs, so it asks the hub
+		// to send them again (an unchanged spec is then not reapplied, only
+		// re-evaluated and reported).
+		ref := tunnel.WorkRef{Name: rec.WorkName}
+		if st := r.works[rec.WorkName]; st != nil && st.appliedHash != "" && st.work != nil {
+			ref.Hash = st.appliedHash
+			ref.Namespace = st.work.Namespace
+		}
+		inv.Items = append(inv.Items, ref)
+	}
+	return inv
+}
+
+// upsert decodes a Work the hub sent and queues it to be applied.
+func (r *Runner) upsert(c *conn, m tunnel.WorkUpsert) {
+	work := &placementv1beta1.Work{}
+	if err := json.Unmarshal(m.Work, work); err != nil {
+		c.log.Error(err, "Ignoring a Work that does not decode", "work", m.Name, "hash", m.Hash)
+		return
+	}
+	if work.Name != m.Name {
+		if work.Name != "" {
+			c.log.Info("The Work's name differs from the name it was sent under; using the latter", "work", m.Name, "workName", work.Name)
+		}
+		work.Name = m.Name
+	}
+	hash := workhash.Of(&work.Spec)
+	if hash != m.Hash {
+		c.log.Info("The hub's hash of a Work differs from the hash of its spec; using the spec's", "work", m.Name, "hubHash", m.Hash, "hash", hash)
+	}
+	c.log.V(1).Info("The hub sent a Work", "work", m.Name, "hash", hash)
+	r.enqueue(m.Name, opApply, work, hash)
+}
+
+// enqueue records what is to be done next for a Work and queues its name.
+func (r *Runner) enqueue(name string, next op, work *placementv1beta1.Work, hash string) {
+	r.mu.Lock()
+	st := r.works[name]
+	if st == nil {
+		st = &workState{name: name}
+		r.works[name] = st
+	}
+	switch next {
+	case opApply:
+		st.work, st.hash = work, hash
+	case opRemove:
+		st.work, st.hash = nil, ""
+	case opRecheck:
+		if st.next != opNone {
+			r.mu.Unlock()
+			return
+		}
+	}
+	st.next = next
+	r.mu.Unlock()
+	r.queue.Add(name)
+}
+
+// processNext does what is next for one Work. It returns false when the
+// queue shuts down.
+func (r *Runner) processNext(ctx context.Context) bool {
+	name, shutdown := r.queue.Get()
+	if shutdown {
+		return false
+	}
+	defer r.queue.Done(name)
+	if ctx.Err() != nil {
+		return true // stopping: what is left is done after a restart
+	}
+	r.mu.Lock()
+	st := r.works[name]
+	if st == nil || st.next == opNone {
+		r.mu.Unlock()
+		return true
+	}
+	next, work, hash := st.next, st.work, st.hash
+	st.next = opNone
+	r.mu.Unlock()
+
+	switch next {
+	case opApply:
+		r.apply(ctx, st, work, hash)
+	case opRemove:
+		r.remove(ctx, st)
+	case opRecheck:
+		r.recheck(ctx, st, work, hash)
+	}
+	return true
+}
+
+// apply applies a spec and reports its status. A spec the member already
+// holds in full is not applied again; its status is re-evaluated and
+// reported.
+func (r *Runner) apply(ctx context.Context, st *workState, work *placementv1beta1.Work, hash string) {
+	log := r.log.WithValues("work", st.name, "hash", hash)
+	r.mu.Lock()
+	rec, recorded := r.records[st.name]
+	unchanged := (st.appliedHash == hash && st.complete) ||
+		(st.appliedHash == "" && recorded && rec.Hash == hash && rec.AllApplied)
+	r.mu.Unlock()
+
+	var status placementv1beta1.WorkStatus
+	var err error
+	if unchanged {
+		log.V(1).Info("The Work is unchanged; re-evaluating its status without applying it")
+		status, err = r.opts.Applier.Status(ctx, work)
+	} else {
+		status, err = r.opts.Applier.Apply(ctx, work)
+	}
+	if ctx.Err() != nil {
+		return
+	}
+	complete := err == nil && conditionTrue(status.Conditions, placementv1beta1.ConditionApplied)
+	switch {
+	case err != nil && unchanged:
+		log.Error(err, "Failed to re-evaluate the Work's status; applying it again later")
+	case err != nil:
+		log.Error(err, "Failed to apply the Work; retrying later")
+	case !complete:
+		log.Info("Not every manifest of the Work was applied; retrying later")
+	case unchanged:
+		log.V(1).Info("Re-evaluated the status of the unchanged Work")
+	default:
+		log.V(1).Info("Applied the Work")
+	}
+
+	r.mu.Lock()
+	st.appliedHash = hash
+	st.complete = complete
+	if err == nil || !unchanged {
+		st.status = &status
+	}
+	r.mu.Unlock()
+
+	// An unchanged spec the hub sent again is reported even if its status
+	// did not change: the hub may have lost it.
+	r.report(st.name, unchanged)
+	if complete {
+		r.queue.Forget(st.name)
+	} else {
+		r.retryLater(st.name, opApply)
+	}
+}
+
+// remove removes what a Work applied.
+func (r *Runner) remove(ctx context.Context, st *workState) {
+	err := r.opts.Applier.Remove(ctx, st.name)
+	if ctx.Err() != nil {
+		return
+	}
+	if err != nil {
+		r.log.Error(err, "Failed to remove the Work; retrying later", "work", st.name)
+		r.retryLater(st.name, opRemove)
+		return
+	}
+	r.log.V(1).Info("Removed the Work", "work", st.name)
+	r.queue.Forget(st.name)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.records, st.name)
+	st.appliedHash, st.complete, st.status, st.sent = "", false, nil, ""
+	if st.next == opNone && st.work == nil && r.works[st.name] == st {
+		delete(r.works, st.name)
+	}
+}
+
+// recheck re-evaluates the status of an applied spec and reports it if it
+// changed. A spec found no longer applied (someone deleted an object) is
+// applied again.
+func (r *Runner) recheck(ctx context.Context, st *workState, work *placementv1beta1.Work, hash string) {
+	r.mu.Lock()
+	ok := work != nil && st.appliedHash == hash && st.complete
+	r.mu.Unlock()
+	if !ok {
+		return
+	}
+	status, err := r.opts.Applier.Status(ctx, work)
+	if ctx.Err() != nil {
+		return
+	}
+	if err != nil {
+		r.log.V(1).Info("Failed to re-evaluate the Work's status", "work", st.name, "err", err)
+		return
+	}
+	complete := conditionTrue(status.Conditions, placementv1beta1.ConditionApplied)
+	r.mu.Lock()
+	if st.hash != hash {
+		r.mu.Unlock()
+		return // superseded while we looked
+	}
+	st.status = &status
+	st.complete = complete
+	r.mu.Unlock()
+	r.report(st.name, false)
+	if !complete {
+		r.log.Info("The Work's objects are no longer all applied; applying it again", "work", st.name)
+		r.retryLater(st.name, opApply)
+	}
+}
+
+// retryLater queues next for a Work after its backoff, unless something
+// newer is already queued.
+func (r *Runner) retryLater(name string, next op) {
+	r.mu.Lock()
+	st := r.works[name]
+	if st == nil || st.next != opNone || (next == opApply && st.work == nil) || (next == opRemove && st.work != nil) {
+		r.mu.Unlock()
+		return
+	}
+	st.next = next
+	r.mu.Unlock()
+	r.queue.AddRateLimited(name)
+}
+
+// recheckLoop queues, every RecheckInterval, the Works that are applied but
+// not available, to re-evaluate their status.
+func (r *Runner) recheckLoop(ctx context.Context) {
+	t := time.NewTicker(r.opts.RecheckInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		var names []string
+		r.mu.Lock()
+		for name, st := range r.works {
+			if st.work != nil && st.next == opNone && st.complete && st.appliedHash == st.hash &&
+				st.status != nil && !conditionTrue(st.status.Conditions, placementv1beta1.ConditionAvailable) {
+				names = append(names, name)
+			}
+		}
+		r.mu.Unlock()
+		for _, name := range names {
+			r.enqueue(name, opRecheck, nil, "")
+		}
+	}
+}
