@@ -71,7 +71,7 @@ func setupHub(_ context.Context, mgr ctrl.Manager, opts *Options) error {
 		&placement.Reconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorder("placement"), Resources: watcher},
 		&scheduler.Reconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme(),
 			Framework: plugins.NewFramework(framework.Options{}), Rand: rand.New(rand.NewSource(time.Now().UnixNano()))},
-		&membership.Reconciler{Client: mgr.GetClient()},
+		&membership.Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("membership")},
 		&rollout.Reconciler{Client: mgr.GetClient()},
 		&workgen.Reconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme()},
 	}

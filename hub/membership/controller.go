@@ -9,6 +9,11 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/prometheus/client_golang/prometheus"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/tools/events"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
+
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -20,10 +25,18 @@ import (
 	"github.com/flotilla-io/flotilla/pkg/conditions"
 )
 
-// Reconciler maintains MemberCluster labels and initial conditions.
+// Reconciler maintains MemberCluster labels, automatic taints and initial conditions.
 type Reconciler struct {
-	Client client.Client
+	Client   client.Client
+	Recorder events.EventRecorder
 }
+
+var taintChanges = prometheus.NewCounterVec(prometheus.CounterOpts{
+	Name: "flotilla_cluster_taint_changes_total",
+	Help: "Automatic taints added to or removed from member clusters.",
+}, []string{"taint", "op"})
+
+func init() { metrics.Registry.MustRegister(taintChanges) }
 
 // Reconcile handles one MemberCluster.
 func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (ctrl.Result, error) {
@@ -53,6 +66,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (ctrl
 			return ctrl.Result{}, fmt.Errorf("failed to set built-in labels: %w", err)
 		}
 	}
+	if err := r.reconcileTaints(ctx, mc); err != nil {
+		return ctrl.Result{}, err
+	}
 	if conditions.Get(mc.Status.Conditions, clusterv1beta1.ConditionAgentConnected) == nil {
 		conditions.Set(&mc.Status.Conditions, clusterv1beta1.ConditionAgentConnected, metav1.ConditionUnknown,
 			clusterv1beta1.ReasonAgentNeverConnected, "no agent has connected for this cluster yet", mc.Generation)
@@ -63,6 +79,53 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (ctrl
 		}
 	}
 	return ctrl.Result{}, nil
+}
+
+// reconcileTaints makes the automatic taints match the cluster's conditions and
+// reports each change as an Event.
+func (r *Reconciler) reconcileTaints(ctx context.Context, mc *clusterv1beta1.MemberCluster) error {
+	want := DesiredTaints(mc)
+	if equality.Semantic.DeepEqual(want, mc.Spec.Taints) || (len(want) == 0 && len(mc.Spec.Taints) == 0) {
+		return nil
+	}
+	before := taintSet(mc.Spec.Taints)
+	after := taintSet(want)
+	patch := client.MergeFrom(mc.DeepCopy())
+	mc.Spec.Taints = want
+	if err := r.Client.Patch(ctx, mc, patch); err != nil {
+		return fmt.Errorf("failed to update taints: %w", err)
+	}
+	for key := range after {
+		if !before[key] {
+			taintChanges.WithLabelValues(key, "added").Inc()
+			r.Recorder.Eventf(mc, nil, corev1.EventTypeWarning, "TaintAdded", "Taint", "added taint %s: %s", key, taintReason(key))
+		}
+	}
+	for key := range before {
+		if !after[key] && automaticTaintKeys[strings.SplitN(key, ":", 2)[0]] {
+			taintChanges.WithLabelValues(key, "removed").Inc()
+			r.Recorder.Eventf(mc, nil, corev1.EventTypeNormal, "TaintRemoved", "Taint", "removed taint %s: the cluster recovered", key)
+		}
+	}
+	return nil
+}
+
+func taintSet(taints []clusterv1beta1.Taint) map[string]bool {
+	out := map[string]bool{}
+	for _, t := range taints {
+		out[t.Key+":"+string(t.Effect)] = true
+	}
+	return out
+}
+
+func taintReason(key string) string {
+	switch strings.SplitN(key, ":", 2)[0] {
+	case clusterv1beta1.TaintUnreachable:
+		return "no heartbeat from the agent"
+	case clusterv1beta1.TaintNotReady:
+		return "the member API server is not ready"
+	}
+	return "set by a user"
 }
 
 // BuiltinLabels are the labels the hub maintains on a MemberCluster; an empty

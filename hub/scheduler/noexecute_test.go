@@ -1,0 +1,77 @@
+package scheduler
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
+	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+)
+
+func clusterWithNoExecute(name, key string, since time.Time) clusterv1beta1.MemberCluster {
+	at := metav1.NewTime(since)
+	return clusterv1beta1.MemberCluster{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: clusterv1beta1.MemberClusterSpec{Taints: []clusterv1beta1.Taint{
+			{Key: key, Effect: clusterv1beta1.TaintEffectNoSchedule, TimeAdded: &at},
+			{Key: key, Effect: clusterv1beta1.TaintEffectNoExecute, TimeAdded: &at},
+		}},
+	}
+}
+
+func TestNoExecuteEvictions(t *testing.T) {
+	now := time.Date(2026, 11, 22, 4, 0, 0, 0, time.UTC)
+	pickN := func(tols ...placementv1beta1.Toleration) *placementv1beta1.PlacementPolicy {
+		return &placementv1beta1.PlacementPolicy{PlacementType: placementv1beta1.PickN, NumberOfClusters: ptr.To[int32](1), Tolerations: tols}
+	}
+	unreachableFor := func(d time.Duration) clusterv1beta1.MemberCluster {
+		return clusterWithNoExecute("m1", clusterv1beta1.TaintUnreachable, now.Add(-d))
+	}
+	for _, tc := range []struct {
+		name        string
+		policy      *placementv1beta1.PlacementPolicy
+		cluster     clusterv1beta1.MemberCluster
+		bound       bool
+		wantEvict   bool
+		wantKept    bool
+		wantRecheck time.Duration
+	}{
+		{name: "PickN leaves an unreachable cluster after the default 60s", policy: pickN(), cluster: unreachableFor(61 * time.Second), bound: true, wantEvict: true},
+		{name: "PickN waits out the default toleration", policy: pickN(), cluster: unreachableFor(50 * time.Second), bound: true, wantRecheck: 10 * time.Second},
+		{name: "a toleration with tolerationSeconds shortens the wait",
+			policy: pickN(placementv1beta1.Toleration{Key: clusterv1beta1.TaintUnreachable, Operator: placementv1beta1.TolerationOpExists, TolerationSeconds: ptr.To[int64](10)}),
+			cluster: unreachableFor(11 * time.Second), bound: true, wantEvict: true},
+		{name: "a toleration without tolerationSeconds keeps the placement for good",
+			policy:  pickN(placementv1beta1.Toleration{Key: clusterv1beta1.TaintUnreachable, Operator: placementv1beta1.TolerationOpExists}),
+			cluster: unreachableFor(time.Hour), bound: true},
+		{name: "PickAll keeps a merely unreachable cluster", policy: &placementv1beta1.PlacementPolicy{PlacementType: placementv1beta1.PickAll},
+			cluster: unreachableFor(time.Hour), bound: true, wantKept: true},
+		{name: "PickAll leaves a drained cluster", policy: &placementv1beta1.PlacementPolicy{PlacementType: placementv1beta1.PickAll},
+			cluster: clusterWithNoExecute("m1", "drain", now.Add(-2*time.Minute)), bound: true, wantEvict: true},
+		{name: "PickFixed is never moved", policy: &placementv1beta1.PlacementPolicy{PlacementType: placementv1beta1.PickFixed, ClusterNames: []string{"m1"}},
+			cluster: clusterWithNoExecute("m1", "drain", now.Add(-time.Hour)), bound: true, wantKept: true},
+		{name: "a cluster the placement is not on is not its concern", policy: pickN(), cluster: unreachableFor(time.Hour)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := NoExecuteEvictions(tc.policy, []clusterv1beta1.MemberCluster{tc.cluster}, map[string]bool{"m1": tc.bound}, now, 60)
+			if _, got := d.Evict["m1"]; got != tc.wantEvict {
+				t.Errorf("evict = %v (%v), want %v", got, d.Evict, tc.wantEvict)
+			}
+			if _, got := d.Kept["m1"]; got != tc.wantKept {
+				t.Errorf("kept = %v (%v), want %v", got, d.Kept, tc.wantKept)
+			}
+			if d.RecheckAfter != tc.wantRecheck {
+				t.Errorf("recheck after %s, want %s", d.RecheckAfter, tc.wantRecheck)
+			}
+			for _, reason := range d.Evict {
+				if !strings.Contains(reason, "NoExecute") {
+					t.Errorf("reason %q does not name the taint", reason)
+				}
+			}
+		})
+	}
+}
