@@ -43,7 +43,7 @@ func TestNoExecuteEvictions(t *testing.T) {
 		{name: "PickN leaves an unreachable cluster after the default 60s", policy: pickN(), cluster: unreachableFor(61 * time.Second), bound: true, wantEvict: true},
 		{name: "PickN waits out the default toleration", policy: pickN(), cluster: unreachableFor(50 * time.Second), bound: true, wantRecheck: 10 * time.Second},
 		{name: "a toleration with tolerationSeconds shortens the wait",
-			policy: pickN(placementv1beta1.Toleration{Key: clusterv1beta1.TaintUnreachable, Operator: placementv1beta1.TolerationOpExists, TolerationSeconds: ptr.To[int64](10)}),
+			policy:  pickN(placementv1beta1.Toleration{Key: clusterv1beta1.TaintUnreachable, Operator: placementv1beta1.TolerationOpExists, TolerationSeconds: ptr.To[int64](10)}),
 			cluster: unreachableFor(11 * time.Second), bound: true, wantEvict: true},
 		{name: "a toleration without tolerationSeconds keeps the placement for good",
 			policy:  pickN(placementv1beta1.Toleration{Key: clusterv1beta1.TaintUnreachable, Operator: placementv1beta1.TolerationOpExists}),
