@@ -15,6 +15,7 @@ import (
 
 	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+	"github.com/flotilla-io/flotilla/hub/location"
 	"github.com/flotilla-io/flotilla/hub/membership"
 	"github.com/flotilla-io/flotilla/hub/placement"
 	"github.com/flotilla-io/flotilla/hub/resources"
@@ -72,6 +73,7 @@ func setupHub(_ context.Context, mgr ctrl.Manager, opts *Options) error {
 		&scheduler.Reconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme(),
 			Framework: plugins.NewFramework(framework.Options{}), Rand: rand.New(rand.NewSource(time.Now().UnixNano()))},
 		&membership.Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("membership")},
+		&location.Reconciler{Client: mgr.GetClient()},
 		&rollout.Reconciler{Client: mgr.GetClient()},
 		&workgen.Reconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme()},
 	}

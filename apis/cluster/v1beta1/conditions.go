@@ -70,3 +70,15 @@ const (
 	// observed.
 	ReasonHealthUnknown = "HealthUnknown"
 )
+
+// Condition type and reasons of a Location.
+const (
+	// ConditionLocationReady is the type of a Location's Ready condition: its
+	// instance counts are current.
+	ConditionLocationReady = "Ready"
+
+	// ReasonInstancesCounted (True): status.instances and availableInstances are current.
+	ReasonInstancesCounted = "InstancesCounted"
+	// ReasonInvalidInstanceSelector (False): the instance selector cannot be evaluated.
+	ReasonInvalidInstanceSelector = "InvalidInstanceSelector"
+)
