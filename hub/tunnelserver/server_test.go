@@ -1,0 +1,360 @@
+package tunnelserver
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/json"
+	"encoding/pem"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
+	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+	"github.com/flotilla-io/flotilla/hub/join"
+	"github.com/flotilla-io/flotilla/pkg/conditions"
+	joinproto "github.com/flotilla-io/flotilla/pkg/join"
+	"github.com/flotilla-io/flotilla/pkg/testenv"
+	"github.com/flotilla-io/flotilla/pkg/tunnel"
+	"github.com/flotilla-io/flotilla/pkg/workhash"
+)
+
+var env *testenv.Env
+
+func TestMain(m *testing.M) {
+	ctrl.SetLogger(zap.New(zap.WriteTo(os.Stderr)))
+	root, err := testenv.RepoRoot()
+	if err == nil {
+		env, err = testenv.Start(testenv.Options{CRDDirectory: filepath.Join(root, "manifests", "crds")})
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: clusterv1beta1.HubNamespace}}
+	if err := env.Client.Create(context.Background(), ns); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	_ = env.Stop()
+	os.Exit(code)
+}
+
+func eventually(t *testing.T, timeout time.Duration, check func() error) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		err := check()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("not within %s: %v", timeout, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// startServer runs a tunnel server against the test API server and returns its address.
+func startServer(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{Scheme: env.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := New(Options{Namespace: clusterv1beta1.HubNamespace, ReplicaName: "test", BindAddress: addr, StatusRefreshInterval: time.Hour},
+		mgr.GetClient(), env.Client, mgr.GetCache(), prometheus.NewRegistry(), mgr.GetEventRecorder("tunnel"), ctrl.Log.WithName("tunnel"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := mgr.Add(srv); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	eventually(t, 30*time.Second, func() error {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			return err
+		}
+		return c.Close()
+	})
+	return addr
+}
+
+// joinMember joins a member the way `agent join` does and returns its TLS identity.
+func joinMember(t *testing.T, addr, name string) (tls.Certificate, *x509.CertPool) {
+	t.Helper()
+	ctx := context.Background()
+	token, _, err := join.CreateToken(ctx, env.Client, clusterv1beta1.HubNamespace, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info := &corev1.ConfigMap{}
+	eventually(t, 10*time.Second, func() error {
+		return env.Client.Get(ctx, types.NamespacedName{Namespace: clusterv1beta1.HubNamespace, Name: InfoConfigMapName}, info)
+	})
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	csrDER, err := x509.CreateCertificateRequest(rand.Reader, &x509.CertificateRequest{Subject: pkix.Name{CommonName: name}}, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := tls.Dial("tcp", addr, &tls.Config{
+		NextProtos:         []string{tunnel.ALPNJoin},
+		InsecureSkipVerify: true, // verified by hash below, as the agent does
+		VerifyPeerCertificate: func(raw [][]byte, _ [][]*x509.Certificate) error {
+			_, err := joinproto.VerifyPinnedChain(raw, info.Data[InfoKeyCAHash])
+			return err
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	req := joinproto.Request{Action: joinproto.ActionJoin, Token: token, ClusterName: name,
+		CSR: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: csrDER})}
+	if err := joinproto.Write(conn, req); err != nil {
+		t.Fatal(err)
+	}
+	resp := joinproto.Response{}
+	if err := joinproto.Read(conn, &resp); err != nil {
+		t.Fatal(err)
+	}
+	if resp.Error != "" {
+		t.Fatalf("join refused: %s", resp.Error)
+	}
+	keyDER, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, err := tls.X509KeyPair(resp.Certificate, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(resp.CA)
+	return cert, pool
+}
+
+func dial(t *testing.T, addr, name string, cert tls.Certificate, pool *x509.CertPool) *tunnel.ClientSession {
+	t.Helper()
+	s, err := tunnel.Dial(context.Background(), tunnel.DialOptions{
+		Address:       addr,
+		TLSConfig:     &tls.Config{Certificates: []tls.Certificate{cert}, RootCAs: pool, ServerName: "127.0.0.1", NextProtos: []string{tunnel.ALPNTunnel}},
+		ClientOptions: tunnel.ClientOptions{Hello: tunnel.Hello{ClusterName: name, AgentVersion: "test"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	return s
+}
+
+func member(t *testing.T, name string) *clusterv1beta1.MemberCluster {
+	t.Helper()
+	mc := &clusterv1beta1.MemberCluster{}
+	if err := env.Client.Get(context.Background(), types.NamespacedName{Name: name}, mc); err != nil {
+		t.Fatal(err)
+	}
+	return mc
+}
+
+func heartbeat(t *testing.T, s *tunnel.ClientSession, seq uint64) {
+	t.Helper()
+	if err := s.Control().Send(tunnel.Heartbeat{Sequence: seq, SentAt: time.Now(), Properties: tunnel.ClusterProperties{
+		NodeCount: 2, KubernetesVersion: "v1.37.1", APIServerHealthy: true,
+		Allocatable: map[string]string{"cpu": "8", "memory": "32Gi"}, Available: map[string]string{"cpu": "6", "memory": "30Gi"},
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	m, err := s.Control().Recv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ack, ok := m.(tunnel.HeartbeatAck); !ok || ack.Sequence != seq {
+		t.Fatalf("got %#v, want the ack of heartbeat %d", m, seq)
+	}
+}
+
+// A member that joins and connects is recorded connected and healthy on its first
+// heartbeat; later heartbeats cost no write; when its heartbeats stop for three
+// periods it is recorded disconnected.
+func TestHeartbeatsAreKeptInMemoryAndSilenceDisconnects(t *testing.T) {
+	ctx := context.Background()
+	addr := startServer(t)
+	cert, pool := joinMember(t, addr, "alpha")
+	mc := member(t, "alpha")
+	mc.Spec.HeartbeatPeriodSeconds = 1
+	if err := env.Client.Update(ctx, mc); err != nil {
+		t.Fatal(err)
+	}
+	s := dial(t, addr, "alpha", cert, pool)
+	if err := s.Work().Send(tunnel.WorkInventory{}); err != nil {
+		t.Fatal(err)
+	}
+	heartbeat(t, s, 1)
+	eventually(t, 10*time.Second, func() error {
+		mc := member(t, "alpha")
+		if !conditions.IsTrue(mc.Status.Conditions, clusterv1beta1.ConditionAgentConnected) ||
+			!conditions.IsTrue(mc.Status.Conditions, clusterv1beta1.ConditionHealthy) ||
+			mc.Status.Properties[clusterv1beta1.PropertyNodeCount].Value != "2" {
+			return fmt.Errorf("status: %+v", mc.Status)
+		}
+		return nil
+	})
+	rv := member(t, "alpha").ResourceVersion
+	for seq := uint64(2); seq <= 4; seq++ {
+		heartbeat(t, s, seq)
+		time.Sleep(500 * time.Millisecond) // heartbeats at the member's pace
+	}
+	if got := member(t, "alpha").ResourceVersion; got != rv {
+		t.Fatalf("steady heartbeats wrote the MemberCluster (resourceVersion %s -> %s)", rv, got)
+	}
+	// Silence: no heartbeat for 3 periods of 1s.
+	silent := time.Now()
+	eventually(t, 10*time.Second, func() error {
+		c := conditions.Get(member(t, "alpha").Status.Conditions, clusterv1beta1.ConditionAgentConnected)
+		if c == nil || c.Status != metav1.ConditionFalse || c.Reason != clusterv1beta1.ReasonHeartbeatTimeout {
+			return fmt.Errorf("AgentConnected: %+v", c)
+		}
+		return nil
+	})
+	if d := time.Since(silent); d > 5*time.Second {
+		t.Errorf("silence noticed after %s, want about 3 heartbeat periods", d)
+	}
+}
+
+// On connect the hub sends only the Work the member lacks or holds in another
+// version, deletes what it should not hold, and records the status it reports.
+func TestWorkIsSyncedByDifferenceAndStatusIsRecorded(t *testing.T) {
+	ctx := context.Background()
+	addr := startServer(t)
+	cert, pool := joinMember(t, addr, "beta")
+	ns := clusterv1beta1.MemberNamespace("beta")
+	mk := func(name, data string) *placementv1beta1.Work {
+		w := &placementv1beta1.Work{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+		w.Spec.Workload.Manifests = []placementv1beta1.Manifest{{RawExtension: runtime.RawExtension{
+			Raw: []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","namespace":"default"},"data":{"k":"` + data + `"}}`)}}}
+		if err := env.Client.Create(ctx, w); err != nil {
+			t.Fatal(err)
+		}
+		return w
+	}
+	held := mk("held", "1")
+	mk("missing", "1")
+	s := dial(t, addr, "beta", cert, pool)
+	inv := tunnel.WorkInventory{Items: []tunnel.WorkRef{
+		{Name: "held", Hash: workhash.Of(&held.Spec)},
+		{Name: "stale", Hash: "abc"},
+	}}
+	if err := s.Work().Send(inv); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for {
+		m, err := s.Work().Recv()
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch msg := m.(type) {
+		case tunnel.WorkUpsert:
+			got = append(got, "upsert "+msg.Name)
+		case tunnel.WorkDelete:
+			got = append(got, "delete "+msg.Name)
+		case tunnel.WorkSyncDone:
+			got = append(got, "done")
+		}
+		if len(got) > 0 && got[len(got)-1] == "done" {
+			break
+		}
+	}
+	if fmt.Sprint(got) != "[upsert missing delete stale done]" {
+		t.Fatalf("sync sent %v, want only the missing Work, the stale deletion and done", got)
+	}
+
+	// A status report for the current spec is recorded; one for an older spec is not.
+	status := placementv1beta1.WorkStatus{}
+	conditions.Set(&status.Conditions, placementv1beta1.ConditionApplied, metav1.ConditionTrue, placementv1beta1.ReasonApplied, "ok", held.Generation)
+	raw, _ := json.Marshal(status)
+	if err := s.Status().Send(tunnel.StatusReport{WorkName: "held", Hash: "old", Status: raw}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Status().Send(tunnel.StatusReport{WorkName: "held", Hash: workhash.Of(&held.Spec), Status: raw}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 10*time.Second, func() error {
+		w := &placementv1beta1.Work{}
+		if err := env.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: "held"}, w); err != nil {
+			return err
+		}
+		if !conditions.IsTrue(w.Status.Conditions, placementv1beta1.ConditionApplied) {
+			return fmt.Errorf("work status: %+v", w.Status)
+		}
+		return nil
+	})
+
+	// A change on the hub is pushed as it happens.
+	w := &placementv1beta1.Work{}
+	if err := env.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: "missing"}, w); err != nil {
+		t.Fatal(err)
+	}
+	if err := env.Client.Delete(ctx, w); err != nil {
+		t.Fatal(err)
+	}
+	m, err := s.Work().Recv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if del, ok := m.(tunnel.WorkDelete); !ok || del.Name != "missing" {
+		t.Fatalf("got %#v, want the deletion of Work missing", m)
+	}
+}
+
+// A tunnel whose certificate names another member is refused, and the server
+// keeps serving others.
+func TestAnImpostorIsRefusedAndOthersAreServed(t *testing.T) {
+	addr := startServer(t)
+	cert, pool := joinMember(t, addr, "gamma")
+	_, err := tunnel.Dial(context.Background(), tunnel.DialOptions{
+		Address:       addr,
+		TLSConfig:     &tls.Config{Certificates: []tls.Certificate{cert}, RootCAs: pool, ServerName: "127.0.0.1", NextProtos: []string{tunnel.ALPNTunnel}},
+		ClientOptions: tunnel.ClientOptions{Hello: tunnel.Hello{ClusterName: "delta"}},
+	})
+	if err == nil {
+		t.Fatal("a certificate of gamma opened a tunnel as delta")
+	}
+	s := dial(t, addr, "gamma", cert, pool)
+	if err := s.Work().Send(tunnel.WorkInventory{}); err != nil {
+		t.Fatal(err)
+	}
+	heartbeat(t, s, 1)
+}
