@@ -141,6 +141,10 @@ func (r *Reconciler) cycleInput(ctx context.Context, crp *placementv1beta1.Clust
 	if err != nil {
 		return framework.CycleInput{}, err
 	}
+	excluded, err := r.excludedClusters(ctx, crp.Name) // manual evictions: evictions.go
+	if err != nil {
+		return framework.CycleInput{}, err
+	}
 	now := time.Now
 	if r.Now != nil {
 		now = r.Now
@@ -154,6 +158,7 @@ func (r *Reconciler) cycleInput(ctx context.Context, crp *placementv1beta1.Clust
 		Bindings:         own,
 		OtherPlacements:  peers,
 		DynamicSelectors: dyn,
+		ExcludedClusters: excluded,
 		Now:              now(),
 		Rand:             r.Rand,
 	}, nil
@@ -303,5 +308,6 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Watches(&placementv1beta1.ClusterResourceBinding{}, allPlacements).
 		Watches(&clusterv1beta1.MemberCluster{}, allPlacements).
 		Watches(&clusterv1beta1.Location{}, allPlacements).
+		Watches(&placementv1beta1.ClusterResourcePlacementEviction{}, handler.EnqueueRequestsFromMapFunc(placementOfEviction)).
 		Complete(conflict.RequeueOnConflict(r))
 }

@@ -17,12 +17,9 @@ limitations under the License.
 package testenv
 
 import (
-	"bufio"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
@@ -31,6 +28,8 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/flotilla-io/flotilla/tools/toolchain"
 
 	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
@@ -155,7 +154,7 @@ func (o *Options) setDefaults() error {
 		o.BinaryAssetsDirectory = os.Getenv(AssetsEnvVar)
 	}
 	if o.BinaryAssetsDirectory == "" {
-		dir, err := defaultAssetsDirectory(root)
+		dir, err := toolchain.KubeDir(root)
 		if err != nil {
 			return err
 		}
@@ -177,85 +176,5 @@ func (o *Options) setDefaults() error {
 // the working directory up, whose go.mod declares ModulePath. Tests run in their
 // package's directory, so this works from any package of the repository.
 func RepoRoot() (string, error) {
-	wd, err := os.Getwd()
-	if err != nil {
-		return "", fmt.Errorf("failed to get the working directory: %w", err)
-	}
-	for dir := wd; ; dir = filepath.Dir(dir) {
-		if path, ok := readModulePath(filepath.Join(dir, "go.mod")); ok && path == ModulePath {
-			return dir, nil
-		}
-		if filepath.Dir(dir) == dir {
-			return "", fmt.Errorf("no go.mod of module %s found in %s or above it", ModulePath, wd)
-		}
-	}
-}
-
-// readModulePath returns the module path that the go.mod file at path declares.
-func readModulePath(path string) (string, bool) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", false
-	}
-	defer f.Close()
-	s := bufio.NewScanner(f)
-	for s.Scan() {
-		if fields := strings.Fields(s.Text()); len(fields) == 2 && fields[0] == "module" {
-			return strings.Trim(fields[1], `"`), true
-		}
-	}
-	return "", false
-}
-
-// defaultAssetsDirectory returns the directory `make tools` builds kube-apiserver and
-// etcd into, with the versions pinned in tools/k8s/go.mod of the repository at root.
-func defaultAssetsDirectory(root string) (string, error) {
-	pins := filepath.Join(root, "tools", "k8s", "go.mod")
-	kube, etcd, err := readPinnedVersions(pins)
-	if err != nil {
-		return "", fmt.Errorf("failed to find the control-plane binaries: set %s, or run `make tools`: %w", AssetsEnvVar, err)
-	}
-	cache := os.Getenv("XDG_CACHE_HOME")
-	if cache == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return "", fmt.Errorf("failed to find the control-plane binaries: set %s: %w", AssetsEnvVar, err)
-		}
-		cache = filepath.Join(home, ".cache")
-	}
-	return filepath.Join(cache, "flotilla", "bin", "kube-"+kube+"-etcd-"+etcd), nil
-}
-
-// readPinnedVersions returns the versions of k8s.io/kubernetes and etcd required by the
-// go.mod file at path.
-func readPinnedVersions(path string) (kube, etcd string, err error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", "", fmt.Errorf("failed to read the pinned versions: %w", err)
-	}
-	defer f.Close()
-	s := bufio.NewScanner(f)
-	for s.Scan() {
-		fields := strings.Fields(strings.TrimPrefix(strings.TrimSpace(s.Text()), "require "))
-		if len(fields) < 2 {
-			continue
-		}
-		switch fields[0] {
-		case "k8s.io/kubernetes":
-			if kube == "" {
-				kube = fields[1]
-			}
-		case "go.etcd.io/etcd/server/v3":
-			if etcd == "" {
-				etcd = fields[1]
-			}
-		}
-	}
-	if err := s.Err(); err != nil {
-		return "", "", fmt.Errorf("failed to read %s: %w", path, err)
-	}
-	if kube == "" || etcd == "" {
-		return "", "", errors.New(path + " does not require both k8s.io/kubernetes and go.etcd.io/etcd/server/v3")
-	}
-	return kube, etcd, nil
+	return toolchain.RepoRoot()
 }

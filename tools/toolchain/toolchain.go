@@ -39,37 +39,67 @@ func RepoRoot() (string, error) {
 	}
 }
 
-// Find returns the tool folders: $FLOTILLA_KUBE_BIN and $FLOTILLA_KWOK_BIN when set
-// (the Makefile sets them), else the cache folders for the pinned versions. It
-// checks that the binaries are there and says to run `make tools` when not.
-func Find(repoRoot string) (Dirs, error) {
+// cacheDir is where `make tools` builds: $XDG_CACHE_HOME/flotilla/bin, or
+// ~/.cache/flotilla/bin.
+func cacheDir() (string, error) {
 	cache := os.Getenv("XDG_CACHE_HOME")
 	if cache == "" {
 		home, err := os.UserHomeDir()
 		if err != nil {
-			return Dirs{}, fmt.Errorf("failed to find the home folder: %w", err)
+			return "", fmt.Errorf("failed to find the home folder: %w", err)
 		}
 		cache = filepath.Join(home, ".cache")
 	}
-	cache = filepath.Join(cache, "flotilla", "bin")
+	return filepath.Join(cache, "flotilla", "bin"), nil
+}
+
+// KubeDir is the cache folder of the pinned kube-apiserver, controller-manager,
+// scheduler and etcd (also what envtest's KUBEBUILDER_ASSETS points at), named
+// after the versions tools/k8s/go.mod pins.
+func KubeDir(repoRoot string) (string, error) {
+	cache, err := cacheDir()
+	if err != nil {
+		return "", err
+	}
+	kube, err := requiredVersion(filepath.Join(repoRoot, "tools/k8s/go.mod"), "k8s.io/kubernetes")
+	if err != nil {
+		return "", err
+	}
+	etcd, err := requiredVersion(filepath.Join(repoRoot, "tools/k8s/go.mod"), "go.etcd.io/etcd/server/v3")
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(cache, "kube-"+kube+"-etcd-"+etcd), nil
+}
+
+// KwokDir is the cache folder of the pinned kwok and kwokctl.
+func KwokDir(repoRoot string) (string, error) {
+	cache, err := cacheDir()
+	if err != nil {
+		return "", err
+	}
+	kwok, err := requiredVersion(filepath.Join(repoRoot, "tools/k8s/kwok/go.mod"), "sigs.k8s.io/kwok")
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(cache, "kwok-"+kwok), nil
+}
+
+// Find returns the tool folders: $FLOTILLA_KUBE_BIN and $FLOTILLA_KWOK_BIN when set
+// (the Makefile sets them), else the cache folders for the pinned versions. It
+// checks that the binaries are there and says to run `make tools` when not.
+func Find(repoRoot string) (Dirs, error) {
 	d := Dirs{Kube: os.Getenv("FLOTILLA_KUBE_BIN"), Kwok: os.Getenv("FLOTILLA_KWOK_BIN")}
+	var err error
 	if d.Kube == "" {
-		kube, err := requiredVersion(filepath.Join(repoRoot, "tools/k8s/go.mod"), "k8s.io/kubernetes")
-		if err != nil {
+		if d.Kube, err = KubeDir(repoRoot); err != nil {
 			return Dirs{}, err
 		}
-		etcd, err := requiredVersion(filepath.Join(repoRoot, "tools/k8s/go.mod"), "go.etcd.io/etcd/server/v3")
-		if err != nil {
-			return Dirs{}, err
-		}
-		d.Kube = filepath.Join(cache, "kube-"+kube+"-etcd-"+etcd)
 	}
 	if d.Kwok == "" {
-		kwok, err := requiredVersion(filepath.Join(repoRoot, "tools/k8s/kwok/go.mod"), "sigs.k8s.io/kwok")
-		if err != nil {
+		if d.Kwok, err = KwokDir(repoRoot); err != nil {
 			return Dirs{}, err
 		}
-		d.Kwok = filepath.Join(cache, "kwok-"+kwok)
 	}
 	for _, bin := range []string{
 		filepath.Join(d.Kube, "kube-apiserver"), filepath.Join(d.Kube, "kube-controller-manager"),

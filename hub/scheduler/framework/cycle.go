@@ -59,6 +59,8 @@ type record struct {
 	notes []string
 	// listed is whether a rejection belongs in the condition's message.
 	listed bool
+	// evicted is whether a plugin evicted the bound cluster (ClusterEvicted).
+	evicted bool
 	// static is the sum of the selection-independent scores; score the last total.
 	static ClusterScore
 	score  ClusterScore
@@ -270,7 +272,8 @@ func (c *cycle) filter(ctx context.Context) error {
 
 // reject records a rejection of a cluster by a plugin. For a cluster without a
 // binding it is final. For a bound cluster, ClusterUnschedulable is noted (the
-// cluster is kept), ClusterMismatch means it no longer matches, and
+// cluster is kept), ClusterMismatch means it no longer matches, ClusterEvicted
+// means it must go whatever the placement type (it overrides a mismatch), and
 // ClusterAlreadySelected is expected.
 func (c *cycle) reject(ci *ClusterInfo, plugin string, code Code, msg string, listed bool) {
 	r := &c.recs[ci.Index]
@@ -284,6 +287,11 @@ func (c *cycle) reject(ci *ClusterInfo, plugin string, code Code, msg string, li
 	switch code {
 	case ClusterUnschedulable:
 		r.notes = append(r.notes, msg)
+	case ClusterEvicted:
+		if r.outcome == outUnscheduled && r.evicted {
+			return // the first eviction explains it
+		}
+		r.outcome, r.plugin, r.reason, r.evicted = outUnscheduled, plugin, reasonEvicted+msg, true
 	case ClusterMismatch:
 		if r.outcome == outMisplaced || r.outcome == outUnscheduled {
 			return // the first mismatch explains it
@@ -389,6 +397,7 @@ const (
 	reasonNotPicked       = "not picked: the policy's number of clusters was reached with clusters scoring as high or higher"
 	reasonScaledDown      = "removed to scale down to numberOfClusters: among the lowest-scoring clusters"
 	reasonScaledDownWrong = "removed to scale down to numberOfClusters: it no longer matches the policy: "
+	reasonEvicted         = "removed: "
 )
 
 func (c *cycle) keptReason(r *record) string {

@@ -148,6 +148,10 @@ func (s *CycleState) Locations() []clusterv1beta1.Location { return s.in.Locatio
 // DynamicSelectors returns the dynamic selectors of the placement.
 func (s *CycleState) DynamicSelectors() []DynamicSelector { return s.in.DynamicSelectors }
 
+// ExcludedClusters returns the clusters the placement must not be on, each with
+// the reason; see CycleInput.ExcludedClusters. Plugins must not modify it.
+func (s *CycleState) ExcludedClusters() map[string]string { return s.in.ExcludedClusters }
+
 // Group returns the resource group being scheduled ("" for all resources).
 func (s *CycleState) Group() string { return s.in.Group }
 

@@ -100,6 +100,13 @@ func randomWorld(r *rand.Rand) framework.CycleInput {
 			in.Bindings = append(in.Bindings, ft.Binding("test", clusters[i].Name))
 		}
 	}
+	// Sometimes it was evicted from some clusters.
+	if r.Intn(4) == 0 {
+		in.ExcludedClusters = map[string]string{}
+		for _, i := range r.Perm(n)[:r.Intn(n+1)] {
+			in.ExcludedClusters[clusters[i].Name] = "evicted"
+		}
+	}
 	return in
 }
 
@@ -115,6 +122,7 @@ func TestInvariants(t *testing.T) {
 				checkSpreadIsKept(t, in, res)
 			}
 			checkRerunChangesNothing(t, in, res)
+			checkExcludedAreNotSelected(t, in, res)
 		})
 	}
 }
@@ -148,6 +156,20 @@ func checkDecisionsCoverEveryClusterOnce(t *testing.T, in framework.CycleInput, 
 	for _, c := range res.Unschedule {
 		if slices.Contains(res.Selected, c) {
 			t.Errorf("cluster %s both selected and unscheduled", c)
+		}
+	}
+}
+
+// checkExcludedAreNotSelected checks that a placement other than PickFixed is on
+// none of the clusters it is excluded from after the cycle.
+func checkExcludedAreNotSelected(t *testing.T, in framework.CycleInput, res framework.CycleResult) {
+	t.Helper()
+	if in.Policy.PlacementType == placementv1beta1.PickFixed {
+		return
+	}
+	for _, c := range res.Selected {
+		if _, ok := in.ExcludedClusters[c]; ok {
+			t.Errorf("cluster %s is selected, but the placement is excluded from it", c)
 		}
 	}
 }

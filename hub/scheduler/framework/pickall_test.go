@@ -132,7 +132,7 @@ func TestPickAll(t *testing.T) {
 			bound:    []string{"a"},
 			want:     []string{"a"},
 			reasons: map[string]string{"a": "kept: the placement is already on the cluster; it could not take the placement anew: " +
-				"taint maintenance=true:NoExecute is not tolerated (the placement stays: eviction is not implemented yet)"},
+				"taint maintenance=true:NoExecute is not tolerated (the placement stays until its toleration runs out)"},
 		},
 		{
 			name:     "the binding to a cluster that no longer exists is unscheduled",

@@ -52,6 +52,14 @@ const (
 	// plugin's matching stage (Filter, Score) is not run in this cycle.
 	Skip
 
+	// ClusterEvicted: the placement must not be on the cluster at all, whatever the
+	// policy says, such as after a ClusterResourcePlacementEviction. The placement
+	// is not placed there; where it is already bound, the binding goes in every
+	// placement type (unlike ClusterMismatch, which PickN and PickFixed keep as
+	// misplaced), and a PickN placement picks a replacement among the other
+	// clusters in the same cycle.
+	ClusterEvicted
+
 	// codeError: the plugin could not decide. Unexported so that the only way to make
 	// an error status is FromError, which always carries the error.
 	codeError
@@ -70,6 +78,8 @@ func (c Code) String() string {
 		return "ClusterAlreadySelected"
 	case Skip:
 		return "Skip"
+	case ClusterEvicted:
+		return "ClusterEvicted"
 	case codeError:
 		return "Error"
 	default:
@@ -122,11 +132,11 @@ func (s *Status) IsSkip() bool { return s.Code() == Skip }
 func (s *Status) IsError() bool { return s.Code() == codeError }
 
 // IsRejection reports whether the status keeps the placement from being newly
-// placed on a cluster: ClusterUnschedulable, ClusterMismatch or
-// ClusterAlreadySelected.
+// placed on a cluster: ClusterUnschedulable, ClusterMismatch,
+// ClusterAlreadySelected or ClusterEvicted.
 func (s *Status) IsRejection() bool {
 	switch s.Code() {
-	case ClusterUnschedulable, ClusterMismatch, ClusterAlreadySelected:
+	case ClusterUnschedulable, ClusterMismatch, ClusterAlreadySelected, ClusterEvicted:
 		return true
 	}
 	return false

@@ -53,6 +53,7 @@ func TestStatusCodes(t *testing.T) {
 		{ClusterMismatch, true, "ClusterMismatch"},
 		{ClusterAlreadySelected, true, "ClusterAlreadySelected"},
 		{Skip, false, "Skip"},
+		{ClusterEvicted, true, "ClusterEvicted"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

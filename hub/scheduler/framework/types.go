@@ -70,6 +70,13 @@ type CycleInput struct {
 	// selectors. Default: MergeByPrecedence.
 	SelectorMerge SelectorMergeMode
 
+	// ExcludedClusters maps the clusters the placement must not be on, whatever its
+	// policy, to a human-readable reason (such as the ClusterResourcePlacementEviction
+	// that evicted it). The evicted plugin rejects them with ClusterEvicted: they get
+	// no new binding, and an active binding to one goes (PickN picks a replacement).
+	// PickFixed placements are never moved, so it does not apply to them.
+	ExcludedClusters map[string]string
+
 	// Now is the time the cycle runs at (for the disconnected grace period).
 	// Default: time.Now().
 	Now time.Time

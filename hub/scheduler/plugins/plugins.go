@@ -20,6 +20,7 @@ import (
 	"github.com/flotilla-io/flotilla/hub/scheduler/framework"
 	"github.com/flotilla-io/flotilla/hub/scheduler/plugins/clusteraffinity"
 	"github.com/flotilla-io/flotilla/hub/scheduler/plugins/clustereligibility"
+	"github.com/flotilla-io/flotilla/hub/scheduler/plugins/evicted"
 	"github.com/flotilla-io/flotilla/hub/scheduler/plugins/locations"
 	"github.com/flotilla-io/flotilla/hub/scheduler/plugins/placementaffinity"
 	"github.com/flotilla-io/flotilla/hub/scheduler/plugins/sameplacementantiaffinity"
@@ -35,13 +36,15 @@ func NewFramework(opts framework.Options) *framework.Framework {
 }
 
 // Default returns the built-in plugins in the order they run. The order decides
-// which plugin a decision names when several would reject a cluster: the policy's
-// own criteria (Location, cluster affinity, strict labels, placement affinity)
-// come before the cluster's passing state (eligibility, taints), and topology
-// spread, which depends on the clusters picked, comes last.
+// which plugin a decision names when several would reject a cluster: an eviction
+// (the user's explicit word) comes first, then the policy's own criteria
+// (Location, cluster affinity, strict labels, placement affinity), then the
+// cluster's passing state (eligibility, taints), and topology spread, which
+// depends on the clusters picked, comes last.
 func Default(opts framework.Options) []framework.Plugin {
 	opts = opts.WithDefaults()
 	return []framework.Plugin{
+		evicted.New(),
 		locations.New(opts.DisconnectedGracePeriod),
 		sameplacementantiaffinity.New(),
 		clusteraffinity.New(),

@@ -50,7 +50,9 @@ func (p *Plugin) Filter(_ context.Context, _ *framework.CycleState, policy *plac
 		}
 		reason := "taint " + format(taint) + " is not tolerated"
 		if cluster.Bound && taint.Effect == clusterv1beta1.TaintEffectNoExecute {
-			reason += " (the placement stays: eviction is not implemented yet)"
+			// Whether and when the placement leaves is the NoExecute eviction rule's call
+			// (hub/scheduler/noexecute.go), which knows the time and the placement type.
+			reason += " (the placement stays until its toleration runs out)"
 		}
 		reasons = append(reasons, reason)
 	}

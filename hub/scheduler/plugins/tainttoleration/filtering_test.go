@@ -139,7 +139,7 @@ func TestFilter(t *testing.T) {
 			name:    "on a cluster the placement is on, an untolerated NoExecute taint is reported as not yet evicting",
 			cluster: clusterWithTaints(taint("k", "v", noExecute)),
 			bound:   true,
-			want:    []string{"taint k=v:NoExecute is not tolerated (the placement stays: eviction is not implemented yet)"},
+			want:    []string{"taint k=v:NoExecute is not tolerated (the placement stays until its toleration runs out)"},
 		},
 	}
 	for _, tt := range tests {

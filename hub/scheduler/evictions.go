@@ -1,0 +1,65 @@
+package scheduler
+
+import (
+	"context"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+	"github.com/flotilla-io/flotilla/pkg/conditions"
+)
+
+// Manual eviction: an executed ClusterResourcePlacementEviction keeps its placement
+// off its cluster for as long as the eviction object exists. The eviction
+// controller (hub/eviction) decides whether an eviction may execute; the scheduler
+// only honours the executed ones, through framework.CycleInput.ExcludedClusters
+// and the Evicted plugin.
+
+// excludedClusters lists the evictions and returns the clusters the placement was
+// evicted from; see ExcludedClusters.
+func (r *Reconciler) excludedClusters(ctx context.Context, placement string) (map[string]string, error) {
+	list := &placementv1beta1.ClusterResourcePlacementEvictionList{}
+	if err := r.Client.List(ctx, list); err != nil {
+		return nil, fmt.Errorf("failed to list evictions: %w", err)
+	}
+	return ExcludedClusters(placement, list.Items), nil
+}
+
+// ExcludedClusters returns the clusters the placement was evicted from — those of
+// its evictions whose Executed condition is True — each with the reason "evicted by
+// ClusterResourcePlacementEviction <name>" (the first by name when several evicted
+// it from the same cluster). It returns nil when there are none.
+func ExcludedClusters(placement string, evictions []placementv1beta1.ClusterResourcePlacementEviction) map[string]string {
+	var out map[string]string
+	for i := range evictions {
+		ev := &evictions[i]
+		if ev.Spec.PlacementName != placement || !conditions.IsTrue(ev.Status.Conditions, placementv1beta1.ConditionEvictionExecuted) {
+			continue
+		}
+		if prev, ok := out[ev.Spec.ClusterName]; ok && prev <= evictedBy(ev.Name) {
+			continue
+		}
+		if out == nil {
+			out = map[string]string{}
+		}
+		out[ev.Spec.ClusterName] = evictedBy(ev.Name)
+	}
+	return out
+}
+
+func evictedBy(eviction string) string {
+	return "evicted by ClusterResourcePlacementEviction " + eviction
+}
+
+// placementOfEviction maps an eviction to its placement, so that executing or
+// deleting an eviction reschedules the placement.
+func placementOfEviction(_ context.Context, o client.Object) []reconcile.Request {
+	ev, ok := o.(*placementv1beta1.ClusterResourcePlacementEviction)
+	if !ok || ev.Spec.PlacementName == "" {
+		return nil
+	}
+	return []reconcile.Request{{NamespacedName: types.NamespacedName{Name: ev.Spec.PlacementName}}}
+}
