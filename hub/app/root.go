@@ -43,7 +43,7 @@ func NewCommand() *cobra.Command {
 	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return fmt.Errorf("%w (see '%s --help')", err, c.CommandPath())
 	})
-	cmd.AddCommand(newVersionCommand(), newTokenCommand())
+	cmd.AddCommand(newVersionCommand(), newTokenCommand(), newCordonCommand(), newUncordonCommand(), newDrainCommand())
 	return cmd
 }
 

@@ -15,6 +15,7 @@ import (
 
 	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+	"github.com/flotilla-io/flotilla/hub/eviction"
 	"github.com/flotilla-io/flotilla/hub/location"
 	"github.com/flotilla-io/flotilla/hub/membership"
 	"github.com/flotilla-io/flotilla/hub/placement"
@@ -76,6 +77,7 @@ func setupHub(_ context.Context, mgr ctrl.Manager, opts *Options) error {
 		&location.Reconciler{Client: mgr.GetClient()},
 		&rollout.Reconciler{Client: mgr.GetClient()},
 		&workgen.Reconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme()},
+		&eviction.Reconciler{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder("eviction")},
 	}
 	for _, c := range controllers {
 		if err := c.SetupWithManager(mgr); err != nil {

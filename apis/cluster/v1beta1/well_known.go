@@ -57,6 +57,18 @@ const (
 	TaintNotReady = "cluster.flotilla.io/not-ready"
 )
 
+// Cordoning and draining: `hub cordon|drain|uncordon <cluster>`.
+const (
+	// TaintCordoned (effect NoSchedule) is set by `hub cordon` and `hub drain`, and
+	// removed by `hub uncordon`: no new placement goes to the cluster, and the ones
+	// already there stay (unless drained).
+	TaintCordoned = "cluster.flotilla.io/cordoned"
+
+	// LabelDrained holds, on the ClusterResourcePlacementEvictions `hub drain`
+	// creates, the name of the cluster being drained; `hub uncordon` deletes them.
+	LabelDrained = "cluster.flotilla.io/drained"
+)
+
 // Names of the properties the agent reports in MemberClusterStatus.Properties.
 // Placements can compare and sort clusters by them (propertySelector, propertySorter).
 const (

@@ -35,6 +35,8 @@ func TestWellKnownNames(t *testing.T) {
 		clusterv1beta1.LabelProvider:               "cluster.flotilla.io/provider",
 		clusterv1beta1.TaintUnreachable:            "cluster.flotilla.io/unreachable",
 		clusterv1beta1.TaintNotReady:               "cluster.flotilla.io/not-ready",
+		clusterv1beta1.TaintCordoned:               "cluster.flotilla.io/cordoned",
+		clusterv1beta1.LabelDrained:                "cluster.flotilla.io/drained",
 		clusterv1beta1.PropertyNodeCount:           "flotilla.io/node-count",
 		clusterv1beta1.PropertyKubernetesVersion:   "flotilla.io/kubernetes-version",
 		clusterv1beta1.PropertyTotalCPU:            "resources.flotilla.io/total-cpu",
