@@ -37,8 +37,9 @@ func runSuite(m *testing.M) int {
 			"member-2": {"env": "dev", "zone": "zone-b"},
 			"member-3": {"env": "prod", "zone": "zone-b"},
 		},
-		// Status refreshes every 20s; transitions are written at once.
-		HubArgs: []string{"--status-refresh-interval", "20s"},
+		// Status refreshes every 20s; transitions are written at once. A placement
+		// that does not tolerate a lost cluster leaves it after 5s (default 60s).
+		HubArgs: []string{"--status-refresh-interval", "20s", "--default-toleration", "5s"},
 	})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "e2e: %v\n", err)

@@ -41,6 +41,16 @@ type Options struct {
 	// HeartbeatMisses is how many heartbeat periods without a heartbeat make a
 	// member's agent disconnected. Default: 3.
 	HeartbeatMisses int
+	// DefaultTolerationSeconds is how long a placement stays on a cluster with a
+	// NoExecute taint it does not tolerate (e.g. unreachable). Default: 60s.
+	DefaultTolerationSeconds time.Duration
+	// EvictionGracefulTimeout bounds how long an evicted binding is kept while its
+	// replacement is not available yet. Default: 5m.
+	EvictionGracefulTimeout time.Duration
+	// EvictionRate and EvictionBurst pace taint evictions across the fleet
+	// (evictions per second and burst). Default: 1 and 10.
+	EvictionRate  float64
+	EvictionBurst int
 	// APIServerTimeout bounds the start-up check that the API server is reachable.
 	// Default: 30s.
 	APIServerTimeout time.Duration
@@ -63,6 +73,10 @@ func NewOptions() *Options {
 		APIServerTimeout:            30 * time.Second,
 		StatusRefreshInterval:       30 * time.Second,
 		HeartbeatMisses:             3,
+		DefaultTolerationSeconds:    60 * time.Second,
+		EvictionGracefulTimeout:     5 * time.Minute,
+		EvictionRate:                1,
+		EvictionBurst:               10,
 	}
 }
 
@@ -79,6 +93,10 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.LeaderElectionLeaseDuration, "leader-election-lease-duration", o.LeaderElectionLeaseDuration, "Duration of the leader's lease.")
 	fs.DurationVar(&o.StatusRefreshInterval, "status-refresh-interval", o.StatusRefreshInterval, "How often a connected member's last-heartbeat time and properties are written (transitions are written at once).")
 	fs.IntVar(&o.HeartbeatMisses, "heartbeat-misses", o.HeartbeatMisses, "Heartbeat periods without a heartbeat after which a member's agent counts as disconnected.")
+	fs.DurationVar(&o.DefaultTolerationSeconds, "default-toleration", o.DefaultTolerationSeconds, "How long a placement stays on a cluster with a NoExecute taint it does not tolerate (e.g. unreachable) before it is moved.")
+	fs.DurationVar(&o.EvictionGracefulTimeout, "eviction-graceful-timeout", o.EvictionGracefulTimeout, "How long an evicted placement's resources stay while their replacement is not available yet.")
+	fs.Float64Var(&o.EvictionRate, "eviction-rate", o.EvictionRate, "Taint evictions per second across the fleet.")
+	fs.IntVar(&o.EvictionBurst, "eviction-burst", o.EvictionBurst, "Taint evictions allowed at once before --eviction-rate paces them.")
 	fs.DurationVar(&o.APIServerTimeout, "apiserver-timeout", o.APIServerTimeout, "How long to wait for the API server at start-up.")
 }
 
@@ -116,6 +134,12 @@ func (o *Options) Validate() error {
 	}
 	if o.HeartbeatMisses < 1 {
 		return fmt.Errorf("--heartbeat-misses must be at least 1, got %d", o.HeartbeatMisses)
+	}
+	if o.DefaultTolerationSeconds < 0 || o.EvictionGracefulTimeout < 0 {
+		return fmt.Errorf("--default-toleration and --eviction-graceful-timeout must not be negative")
+	}
+	if o.EvictionRate <= 0 || o.EvictionBurst < 1 {
+		return fmt.Errorf("--eviction-rate must be positive and --eviction-burst at least 1, got %g and %d", o.EvictionRate, o.EvictionBurst)
 	}
 	if o.APIServerTimeout <= 0 {
 		return fmt.Errorf("--apiserver-timeout must be positive, got %s", o.APIServerTimeout)

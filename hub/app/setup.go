@@ -6,6 +6,7 @@ import (
 	"math/rand"
 	"time"
 
+	"golang.org/x/time/rate"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -72,7 +73,13 @@ func setupHub(_ context.Context, mgr ctrl.Manager, opts *Options) error {
 	controllers := []interface{ SetupWithManager(ctrl.Manager) error }{
 		&placement.Reconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorder("placement"), Resources: watcher},
 		&scheduler.Reconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme(),
-			Framework: plugins.NewFramework(framework.Options{}), Rand: rand.New(rand.NewSource(time.Now().UnixNano()))},
+			Framework: plugins.NewFramework(framework.Options{}), Rand: rand.New(rand.NewSource(time.Now().UnixNano())),
+			Failover: scheduler.NewFailover(scheduler.FailoverOptions{
+				DefaultTolerationSeconds: int64(opts.DefaultTolerationSeconds / time.Second),
+				GracefulTimeout:          opts.EvictionGracefulTimeout,
+				Limiter:                  rate.NewLimiter(rate.Limit(opts.EvictionRate), opts.EvictionBurst),
+				Recorder:                 mgr.GetEventRecorder("scheduler"),
+			})},
 		&membership.Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("membership")},
 		&location.Reconciler{Client: mgr.GetClient()},
 		&rollout.Reconciler{Client: mgr.GetClient()},

@@ -43,6 +43,8 @@ type Reconciler struct {
 	Rand *rand.Rand
 	// Now is the clock. Default: time.Now.
 	Now func() time.Time
+	// Failover moves placements off clusters with NoExecute taints (NewFailover).
+	Failover *Failover
 }
 
 // Reconcile schedules one ClusterResourcePlacement.
@@ -67,6 +69,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (ctrl
 	if err != nil {
 		return ctrl.Result{}, err
 	}
+	if r.Failover == nil {
+		r.Failover = NewFailover(FailoverOptions{})
+	}
+	taints, recheck := r.Failover.applyTaints(ctx, crp, &in) // NoExecute taints: failover.go
 	res, err := r.Framework.RunCycle(ctx, in)
 	if err != nil {
 		// A policy that cannot be evaluated (e.g. a property value that is not a
@@ -74,15 +80,21 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (ctrl
 		return ctrl.Result{}, r.setScheduled(ctx, snap, metav1.ConditionFalse, placementv1beta1.ReasonScheduleFailed,
 			fmt.Sprintf("the policy cannot be evaluated: %v", err), res.Decisions)
 	}
-	if err := r.applyBindings(ctx, crp, snap, in.Bindings, res); err != nil {
+	for i := range res.Decisions {
+		if why, ok := taints.Kept[res.Decisions[i].ClusterName]; ok {
+			res.Decisions[i].Reason = why
+		}
+	}
+	held := r.Failover.holdEvicted(crp, in, res, taints)
+	if err := r.applyBindings(ctx, crp, snap, in.Bindings, res, held); err != nil {
 		return ctrl.Result{}, err
 	}
 	if err := r.setScheduled(ctx, snap, res.Status, res.Reason, res.Message, res.Decisions); err != nil {
 		return ctrl.Result{}, err
 	}
 	log.FromContext(ctx).V(1).Info("scheduled", "selected", res.Selected, "unscheduled", res.Unschedule)
-	// Eligibility depends on time (a disconnected cluster's grace period), so look again.
-	return ctrl.Result{RequeueAfter: time.Minute}, nil
+	// Eligibility and tolerations depend on time, so look again.
+	return ctrl.Result{RequeueAfter: minPositive(recheck, time.Minute)}, nil
 }
 
 func (r *Reconciler) latestPolicySnapshot(ctx context.Context, placement string) (*placementv1beta1.ClusterSchedulingPolicySnapshot, error) {
@@ -171,7 +183,7 @@ func BindingName(placement, cluster string) string { return placement + "-" + cl
 // binding per selected cluster (new ones Scheduled, for the rollout to bind),
 // the decision recorded on each, and Unscheduled for the clusters to leave.
 func (r *Reconciler) applyBindings(ctx context.Context, crp *placementv1beta1.ClusterResourcePlacement, snap *placementv1beta1.ClusterSchedulingPolicySnapshot,
-	existing []placementv1beta1.ClusterResourceBinding, res framework.CycleResult) error {
+	existing []placementv1beta1.ClusterResourceBinding, res framework.CycleResult, held map[string]string) error {
 	byCluster := map[string]*placementv1beta1.ClusterResourceBinding{}
 	for i := range existing {
 		b := &existing[i]
@@ -229,6 +241,17 @@ func (r *Reconciler) applyBindings(ctx context.Context, crp *placementv1beta1.Cl
 	for _, cluster := range res.Unschedule {
 		b, ok := byCluster[cluster]
 		if !ok || b.Spec.State == placementv1beta1.BindingStateUnscheduled {
+			continue
+		}
+		if msg, ok := held[cluster]; ok {
+			// Graceful eviction: the binding stays until its replacement is available.
+			before := b.Status.DeepCopy()
+			setEvicting(b, msg)
+			if !equality.Semantic.DeepEqual(*before, b.Status) {
+				if err := r.Client.Status().Update(ctx, b); err != nil {
+					return fmt.Errorf("failed to mark binding %s evicting: %w", b.Name, err)
+				}
+			}
 			continue
 		}
 		b.Spec.State = placementv1beta1.BindingStateUnscheduled

@@ -9,10 +9,21 @@ import (
 	"github.com/flotilla-io/flotilla/hub/scheduler/plugins/tainttoleration"
 )
 
+// TaintEviction is one cluster a placement must stay off because of a NoExecute
+// taint whose toleration ran out.
+type TaintEviction struct {
+	// Reason says which taint and for how long it was tolerated.
+	Reason string
+	// Since is when the toleration ran out.
+	Since time.Time
+	// TaintedAt is when the taint was added (the start of the outage, for metrics).
+	TaintedAt time.Time
+}
+
 // NoExecuteDecision is what NoExecute taints mean for one placement now.
 type NoExecuteDecision struct {
-	// Evict maps each bound cluster the placement must leave to the reason.
-	Evict map[string]string
+	// Evict maps each cluster the placement must leave, or not go to, to why.
+	Evict map[string]TaintEviction
 	// Kept maps bound clusters with an untolerated NoExecute taint that the
 	// placement keeps (PickFixed; PickAll on a merely unreachable cluster) to why.
 	Kept map[string]string
@@ -26,15 +37,16 @@ func automaticTaint(key string) bool {
 	return key == clusterv1beta1.TaintUnreachable || key == clusterv1beta1.TaintNotReady
 }
 
-// NoExecuteEvictions decides which bound clusters a placement must leave because
-// of NoExecute taints: a taint no toleration covers evicts after
+// NoExecuteEvictions decides which clusters a placement must leave (or, when it
+// is not there, not go to) because of NoExecute taints: a taint no toleration covers evicts after
 // defaultTolerationSeconds; one covered by tolerations with tolerationSeconds
 // evicts after the shortest of them; one covered without tolerationSeconds never
 // evicts. PickFixed placements are never moved, and PickAll placements keep a
 // cluster that is merely unreachable or not ready (there is nowhere to move them)
 // but leave one a user tainted (a drain).
+// Kept lists only clusters in bound.
 func NoExecuteEvictions(policy *placementv1beta1.PlacementPolicy, clusters []clusterv1beta1.MemberCluster, bound map[string]bool, now time.Time, defaultTolerationSeconds int64) NoExecuteDecision {
-	d := NoExecuteDecision{Evict: map[string]string{}, Kept: map[string]string{}}
+	d := NoExecuteDecision{Evict: map[string]TaintEviction{}, Kept: map[string]string{}}
 	placementType := placementv1beta1.PickAll
 	var tolerations []placementv1beta1.Toleration
 	if policy != nil {
@@ -45,9 +57,6 @@ func NoExecuteEvictions(policy *placementv1beta1.PlacementPolicy, clusters []clu
 	}
 	for i := range clusters {
 		mc := &clusters[i]
-		if !bound[mc.Name] {
-			continue
-		}
 		for j := range mc.Spec.Taints {
 			taint := &mc.Spec.Taints[j]
 			if taint.Effect != clusterv1beta1.TaintEffectNoExecute {
@@ -63,10 +72,14 @@ func NoExecuteEvictions(policy *placementv1beta1.PlacementPolicy, clusters []clu
 			}
 			switch {
 			case placementType == placementv1beta1.PickFixed:
-				d.Kept[mc.Name] = desc + ": the cluster is down, but PickFixed placements are never moved"
+				if bound[mc.Name] {
+					d.Kept[mc.Name] = desc + ": the cluster is down, but PickFixed placements are never moved"
+				}
 				continue
 			case placementType == placementv1beta1.PickAll && automaticTaint(taint.Key):
-				d.Kept[mc.Name] = desc + ": kept, because a PickAll placement has nowhere else to go; it resumes when the cluster returns"
+				if bound[mc.Name] {
+					d.Kept[mc.Name] = desc + ": kept, because a PickAll placement has nowhere else to go; it resumes when the cluster returns"
+				}
 				continue
 			}
 			since := now
@@ -76,8 +89,15 @@ func NoExecuteEvictions(policy *placementv1beta1.PlacementPolicy, clusters []clu
 			deadline := since.Add(grace)
 			if !now.Before(deadline) {
 				if _, already := d.Evict[mc.Name]; !already {
-					d.Evict[mc.Name] = fmt.Sprintf("evicted: %s not tolerated for more than %s", desc, grace)
+					d.Evict[mc.Name] = TaintEviction{
+						Reason:    fmt.Sprintf("%s not tolerated for more than %s", desc, grace),
+						Since:     deadline,
+						TaintedAt: since,
+					}
 				}
+				continue
+			}
+			if !bound[mc.Name] {
 				continue
 			}
 			if wait := deadline.Sub(now); d.RecheckAfter == 0 || wait < d.RecheckAfter {

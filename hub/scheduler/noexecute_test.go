@@ -54,7 +54,8 @@ func TestNoExecuteEvictions(t *testing.T) {
 			cluster: clusterWithNoExecute("m1", "drain", now.Add(-2*time.Minute)), bound: true, wantEvict: true},
 		{name: "PickFixed is never moved", policy: &placementv1beta1.PlacementPolicy{PlacementType: placementv1beta1.PickFixed, ClusterNames: []string{"m1"}},
 			cluster: clusterWithNoExecute("m1", "drain", now.Add(-time.Hour)), bound: true, wantKept: true},
-		{name: "a cluster the placement is not on is not its concern", policy: pickN(), cluster: unreachableFor(time.Hour)},
+		{name: "a cluster the placement is not on stays out of reach once its toleration ran out", policy: pickN(), cluster: unreachableFor(time.Hour), wantEvict: true},
+		{name: "a cluster the placement is not on is no recheck concern", policy: pickN(), cluster: unreachableFor(time.Second)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d := NoExecuteEvictions(tc.policy, []clusterv1beta1.MemberCluster{tc.cluster}, map[string]bool{"m1": tc.bound}, now, 60)
@@ -67,9 +68,9 @@ func TestNoExecuteEvictions(t *testing.T) {
 			if d.RecheckAfter != tc.wantRecheck {
 				t.Errorf("recheck after %s, want %s", d.RecheckAfter, tc.wantRecheck)
 			}
-			for _, reason := range d.Evict {
-				if !strings.Contains(reason, "NoExecute") {
-					t.Errorf("reason %q does not name the taint", reason)
+			for _, ev := range d.Evict {
+				if !strings.Contains(ev.Reason, "NoExecute") {
+					t.Errorf("reason %q does not name the taint", ev.Reason)
 				}
 			}
 		})

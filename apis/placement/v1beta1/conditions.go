@@ -46,6 +46,10 @@ const (
 	// but keeps the resources, because the policy's required terms are ignored during
 	// execution.
 	ReasonMisplaced = "Misplaced"
+	// ReasonEvicting (False, per cluster): the placement is being evicted from the
+	// cluster (a NoExecute taint ran out); its resources stay until the replacement
+	// elsewhere is available or the graceful timeout passes.
+	ReasonEvicting = "Evicting"
 	// ReasonSchedulingPolicyFulfilled (True, summary): every cluster the policy asks
 	// for was found.
 	ReasonSchedulingPolicyFulfilled = "SchedulingPolicyFulfilled"

@@ -297,3 +297,6 @@ func run(ctx context.Context, env []string, name string, args ...string) (string
 	}
 	return stdout.String(), nil
 }
+
+// HubBinary is the hub binary the fleet runs (also the `hub` CLI: token, drain, ...).
+func (f *Fleet) HubBinary() string { return filepath.Join(f.bin, "hub") }

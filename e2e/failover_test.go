@@ -1,0 +1,257 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
+	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+	"github.com/flotilla-io/flotilla/e2e/framework"
+	"github.com/flotilla-io/flotilla/pkg/conditions"
+)
+
+// clustersOf returns the clusters a placement is on.
+func clustersOf(ctx context.Context, hub client.Client, name string) ([]string, error) {
+	crp := &placementv1beta1.ClusterResourcePlacement{}
+	if err := hub.Get(ctx, types.NamespacedName{Name: name}, crp); err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, pcs := range crp.Status.PlacementStatuses {
+		if pcs.ClusterName != "" {
+			out = append(out, pcs.ClusterName)
+		}
+	}
+	return out, nil
+}
+
+// onlyCluster waits until the placement is available on exactly one cluster and
+// returns it.
+func onlyCluster(t *testing.T, hub client.Client, name string) string {
+	t.Helper()
+	ctx := context.Background()
+	var cluster string
+	framework.Eventually(t, 3*time.Minute, func() error {
+		got, err := clustersOf(ctx, hub, name)
+		if err != nil {
+			return err
+		}
+		if len(got) != 1 {
+			return fmt.Errorf("placement %s is on %v, want one cluster", name, got)
+		}
+		cluster = got[0]
+		return framework.PlacementConditionsTrue(ctx, hub, name, cluster)()
+	})
+	return cluster
+}
+
+func restartAgentAtEnd(t *testing.T, member string) {
+	t.Cleanup(func() {
+		_ = provider.StartAgent(context.Background(), member)
+		framework.Eventually(t, time.Minute, framework.MemberCondition(context.Background(), hubClient(t), member, clusterv1beta1.ConditionAgentConnected, metav1.ConditionTrue))
+	})
+}
+
+// A PickN=1 placement whose cluster is lost is available on another member within
+// 30s (tolerationSeconds 10); when the lost member returns it no longer holds the
+// evicted resources, and the placement does not move back.
+func TestPickNFailsOverAndTheReturningClusterIsCleanedUp(t *testing.T) {
+	ctx := context.Background()
+	hub := hubClient(t)
+	appNamespace(t, hub, "e2e-failover")
+	placeNamespace(t, hub, "e2e-failover", "e2e-failover", &placementv1beta1.PlacementPolicy{
+		PlacementType: placementv1beta1.PickN, NumberOfClusters: ptr.To[int32](1),
+		Tolerations: []placementv1beta1.Toleration{{Key: clusterv1beta1.TaintUnreachable, Operator: placementv1beta1.TolerationOpExists,
+			Effect: clusterv1beta1.TaintEffectNoExecute, TolerationSeconds: ptr.To[int64](10)}},
+	})
+	lost := onlyCluster(t, hub, "e2e-failover")
+	t.Logf("placed on %s; stopping its agent", lost)
+	stopped := time.Now()
+	if err := provider.StopAgent(ctx, lost); err != nil {
+		t.Fatal(err)
+	}
+	restartAgentAtEnd(t, lost)
+	var replacement string
+	framework.Eventually(t, 30*time.Second, func() error {
+		got, err := clustersOf(ctx, hub, "e2e-failover")
+		if err != nil {
+			return err
+		}
+		if len(got) != 1 || got[0] == lost {
+			return fmt.Errorf("placement is on %v", got)
+		}
+		replacement = got[0]
+		return framework.PlacementConditionsTrue(ctx, hub, "e2e-failover", replacement)()
+	})
+	t.Logf("available on %s %s after %s's agent stopped", replacement, time.Since(stopped).Round(time.Second), lost)
+
+	// The policy snapshot says why the lost cluster was left.
+	snaps := &placementv1beta1.ClusterSchedulingPolicySnapshotList{}
+	if err := hub.List(ctx, snaps, client.MatchingLabels{placementv1beta1.LabelPlacementName: "e2e-failover", placementv1beta1.LabelIsLatestSnapshot: "true"}); err != nil || len(snaps.Items) != 1 {
+		t.Fatalf("latest policy snapshot: %v (%d)", err, len(snaps.Items))
+	}
+	found := false
+	for _, d := range snaps.Items[0].Status.TargetClusters {
+		if d.ClusterName == lost {
+			found = true
+			if d.Selected || !strings.Contains(d.Reason, "NoExecute") {
+				t.Errorf("decision for %s = %+v, want not selected because of the NoExecute taint", lost, d)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no decision recorded for %s", lost)
+	}
+
+	// The lost member returns: what it held for the placement is removed there,
+	// and the placement stays where it is.
+	if err := provider.StartAgent(ctx, lost); err != nil {
+		t.Fatal(err)
+	}
+	framework.Eventually(t, time.Minute, onMember(t, lost, &corev1.Namespace{}, types.NamespacedName{Name: "e2e-failover"}, false))
+	framework.Consistently(t, 5*time.Second, func() error {
+		got, err := clustersOf(ctx, hub, "e2e-failover")
+		if err != nil {
+			return err
+		}
+		if len(got) != 1 || got[0] != replacement {
+			return fmt.Errorf("placement moved to %v", got)
+		}
+		return nil
+	})
+}
+
+// A placement that tolerates the unreachable taint stays where it is.
+func TestToleratedTaintKeepsThePlacementInPlace(t *testing.T) {
+	ctx := context.Background()
+	hub := hubClient(t)
+	appNamespace(t, hub, "e2e-tolerated")
+	placeNamespace(t, hub, "e2e-tolerated", "e2e-tolerated", &placementv1beta1.PlacementPolicy{
+		PlacementType: placementv1beta1.PickN, NumberOfClusters: ptr.To[int32](1),
+		Tolerations: []placementv1beta1.Toleration{{Key: clusterv1beta1.TaintUnreachable, Operator: placementv1beta1.TolerationOpExists}},
+	})
+	cluster := onlyCluster(t, hub, "e2e-tolerated")
+	if err := provider.StopAgent(ctx, cluster); err != nil {
+		t.Fatal(err)
+	}
+	restartAgentAtEnd(t, cluster)
+	framework.Eventually(t, 30*time.Second, func() error {
+		mc := &clusterv1beta1.MemberCluster{}
+		if err := hub.Get(ctx, types.NamespacedName{Name: cluster}, mc); err != nil {
+			return err
+		}
+		for _, taint := range mc.Spec.Taints {
+			if taint.Key == clusterv1beta1.TaintUnreachable && taint.Effect == clusterv1beta1.TaintEffectNoExecute {
+				return nil
+			}
+		}
+		return fmt.Errorf("%s has no unreachable taint yet: %+v", cluster, mc.Spec.Taints)
+	})
+	// Three times the e2e hub's default toleration (5s): an untolerating placement would have moved.
+	framework.Consistently(t, 15*time.Second, func() error {
+		got, err := clustersOf(ctx, hub, "e2e-tolerated")
+		if err != nil {
+			return err
+		}
+		if len(got) != 1 || got[0] != cluster {
+			return fmt.Errorf("the tolerating placement moved to %v", got)
+		}
+		return nil
+	})
+}
+
+// A disruption budget refuses an eviction that would leave too few clusters.
+func TestDisruptionBudgetRefusesAnEviction(t *testing.T) {
+	ctx := context.Background()
+	hub := hubClient(t)
+	appNamespace(t, hub, "e2e-budget")
+	placeNamespace(t, hub, "e2e-budget", "e2e-budget", &placementv1beta1.PlacementPolicy{
+		PlacementType: placementv1beta1.PickN, NumberOfClusters: ptr.To[int32](1)})
+	cluster := onlyCluster(t, hub, "e2e-budget")
+	budget := &placementv1beta1.ClusterResourcePlacementDisruptionBudget{
+		ObjectMeta: metav1.ObjectMeta{Name: "e2e-budget"},
+		Spec:       placementv1beta1.PlacementDisruptionBudgetSpec{MinAvailable: ptr.To(intstr.FromInt32(1))},
+	}
+	if err := hub.Create(ctx, budget); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = hub.Delete(ctx, budget) })
+	ev := &placementv1beta1.ClusterResourcePlacementEviction{
+		ObjectMeta: metav1.ObjectMeta{Name: "e2e-budget-evict"},
+		Spec:       placementv1beta1.PlacementEvictionSpec{PlacementName: "e2e-budget", ClusterName: cluster},
+	}
+	if err := hub.Create(ctx, ev); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = hub.Delete(ctx, ev) })
+	framework.Eventually(t, time.Minute, func() error {
+		if err := hub.Get(ctx, types.NamespacedName{Name: ev.Name}, ev); err != nil {
+			return err
+		}
+		c := conditions.Get(ev.Status.Conditions, placementv1beta1.ConditionEvictionExecuted)
+		if c == nil || c.Status != metav1.ConditionFalse || c.Reason != placementv1beta1.ReasonBlockedByDisruptionBudget {
+			return fmt.Errorf("Executed = %+v", c)
+		}
+		t.Logf("refused: %s", c.Message)
+		return nil
+	})
+	framework.Consistently(t, 3*time.Second, placedOn(ctx, hub, "e2e-budget", cluster))
+}
+
+// PickAll keeps a cluster that is merely unreachable (and says so per cluster),
+// and leaves a cluster a user drains.
+func TestPickAllKeepsAnUnreachableClusterAndLeavesADrainedOne(t *testing.T) {
+	ctx := context.Background()
+	hub := hubClient(t)
+	appNamespace(t, hub, "e2e-pickall-failover")
+	placeNamespace(t, hub, "e2e-pickall-failover", "e2e-pickall-failover", nil)
+	framework.Eventually(t, 3*time.Minute, framework.PlacementConditionsTrue(ctx, hub, "e2e-pickall-failover", allMembers...))
+
+	if err := provider.StopAgent(ctx, "member-2"); err != nil {
+		t.Fatal(err)
+	}
+	restartAgentAtEnd(t, "member-2")
+	framework.Eventually(t, 30*time.Second, func() error {
+		crp := &placementv1beta1.ClusterResourcePlacement{}
+		if err := hub.Get(ctx, types.NamespacedName{Name: "e2e-pickall-failover"}, crp); err != nil {
+			return err
+		}
+		for _, pcs := range crp.Status.PlacementStatuses {
+			if pcs.ClusterName != "member-2" {
+				continue
+			}
+			if c := conditions.Get(pcs.Conditions, placementv1beta1.ConditionScheduled); c != nil && strings.Contains(c.Message, "kept") {
+				t.Logf("member-2: %s", c.Message)
+				return nil
+			}
+			return fmt.Errorf("member-2 conditions: %+v", pcs.Conditions)
+		}
+		return fmt.Errorf("member-2 is no longer in the placement's status")
+	})
+	framework.Consistently(t, 10*time.Second, placedOn(ctx, hub, "e2e-pickall-failover", allMembers...))
+
+	// A drain does move the placement off the cluster.
+	drain := exec.Command(provider.HubBinary(), "drain", "member-3", "--kubeconfig", provider.HubKubeconfig(), "--timeout", "2m")
+	out, err := drain.CombinedOutput()
+	if err != nil {
+		t.Fatalf("hub drain member-3: %v\n%s", err, out)
+	}
+	t.Cleanup(func() {
+		if out, err := exec.Command(provider.HubBinary(), "uncordon", "member-3", "--kubeconfig", provider.HubKubeconfig()).CombinedOutput(); err != nil {
+			t.Errorf("hub uncordon member-3: %v\n%s", err, out)
+		}
+	})
+	framework.Eventually(t, 2*time.Minute, placedOn(ctx, hub, "e2e-pickall-failover", "member-1", "member-2"))
+	framework.Eventually(t, 2*time.Minute, onMember(t, "member-3", &corev1.Namespace{}, types.NamespacedName{Name: "e2e-pickall-failover"}, false))
+}
