@@ -38,38 +38,22 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	os.Exit(run(m))
-}
-
-func run(m *testing.M) int {
 	ctrl.SetLogger(zap.New(zap.UseDevMode(true), zap.WriteTo(os.Stderr)))
 	dir, err := os.MkdirTemp("", "agent-app-test")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
-		return 1
+		os.Exit(1)
 	}
-	defer os.RemoveAll(dir)
-	env, err = testenv.Start(testenv.Options{CRDDirectory: dir})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer func() {
-		if err := env.Stop(); err != nil {
-			fmt.Fprintln(os.Stderr, err)
+	code := testenv.Run(m, testenv.Options{MemberCluster: true}, func(e *testenv.Env) (err error) {
+		env = e
+		if kube, err = kubernetes.NewForConfig(env.Config); err != nil {
+			return err
 		}
-	}()
-	kube, err = kubernetes.NewForConfig(env.Config)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	kubeconfig = filepath.Join(dir, "member.kubeconfig")
-	if err := writeKubeconfig(kubeconfig); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	return m.Run()
+		kubeconfig = filepath.Join(dir, "member.kubeconfig")
+		return writeKubeconfig(kubeconfig)
+	})
+	os.RemoveAll(dir)
+	os.Exit(code)
 }
 
 func writeKubeconfig(path string) error {

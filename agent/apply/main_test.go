@@ -49,33 +49,11 @@ var env *testenv.Env
 var dyn dynamic.Interface
 
 func TestMain(m *testing.M) {
-	os.Exit(run(m))
-}
-
-func run(m *testing.M) int {
-	// No CRDs: the member cluster starts with the built-in kinds only.
-	crds, err := os.MkdirTemp("", "apply-test-crds")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(crds)
-	env, err = testenv.Start(testenv.Options{CRDDirectory: crds})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer func() {
-		if err := env.Stop(); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-		}
-	}()
-	dyn, err = dynamic.NewForConfig(env.Config)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	return m.Run()
+	os.Exit(testenv.Run(m, testenv.Options{MemberCluster: true}, func(e *testenv.Env) (err error) {
+		env = e
+		dyn, err = dynamic.NewForConfig(env.Config)
+		return err
+	}))
 }
 
 // testContext returns a context that logs to the test and ends with it.

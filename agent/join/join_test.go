@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"encoding/pem"
 	"errors"
-	"fmt"
 	"net"
 	"os"
 	"sort"
@@ -36,32 +35,11 @@ var env *testenv.Env
 var kube kubernetes.Interface
 
 func TestMain(m *testing.M) {
-	os.Exit(run(m))
-}
-
-func run(m *testing.M) int {
-	crds, err := os.MkdirTemp("", "join-test-crds")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(crds)
-	env, err = testenv.Start(testenv.Options{CRDDirectory: crds})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer func() {
-		if err := env.Stop(); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-		}
-	}()
-	kube, err = kubernetes.NewForConfig(env.Config)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	return m.Run()
+	os.Exit(testenv.Run(m, testenv.Options{MemberCluster: true}, func(e *testenv.Env) (err error) {
+		env = e
+		kube, err = kubernetes.NewForConfig(env.Config)
+		return err
+	}))
 }
 
 func testContext(t *testing.T) context.Context {

@@ -3,7 +3,6 @@ package session_test
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"testing"
 	"time"
@@ -28,33 +27,11 @@ var env *testenv.Env
 var kube kubernetes.Interface
 
 func TestMain(m *testing.M) {
-	os.Exit(run(m))
-}
-
-func run(m *testing.M) int {
-	// No CRDs: a member cluster has only the built-in kinds.
-	crds, err := os.MkdirTemp("", "session-test-crds")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(crds)
-	env, err = testenv.Start(testenv.Options{CRDDirectory: crds})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer func() {
-		if err := env.Stop(); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-		}
-	}()
-	kube, err = kubernetes.NewForConfig(env.Config)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	return m.Run()
+	os.Exit(testenv.Run(m, testenv.Options{MemberCluster: true}, func(e *testenv.Env) (err error) {
+		env = e
+		kube, err = kubernetes.NewForConfig(env.Config)
+		return err
+	}))
 }
 
 // testContext returns a context that logs to the test and ends with it.

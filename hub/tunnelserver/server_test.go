@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -40,22 +39,10 @@ var env *testenv.Env
 
 func TestMain(m *testing.M) {
 	ctrl.SetLogger(zap.New(zap.WriteTo(os.Stderr)))
-	root, err := testenv.RepoRoot()
-	if err == nil {
-		env, err = testenv.Start(testenv.Options{CRDDirectory: filepath.Join(root, "manifests", "crds")})
-	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: clusterv1beta1.HubNamespace}}
-	if err := env.Client.Create(context.Background(), ns); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	_ = env.Stop()
-	os.Exit(code)
+	os.Exit(testenv.Run(m, testenv.Options{}, func(e *testenv.Env) error {
+		env = e
+		return env.Client.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: clusterv1beta1.HubNamespace}})
+	}))
 }
 
 func eventually(t *testing.T, timeout time.Duration, check func() error) {

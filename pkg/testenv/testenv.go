@@ -49,6 +49,10 @@ type Options struct {
 	// Default: manifests/crds in the repository root.
 	CRDDirectory string
 
+	// MemberCluster installs no CRDs (Run only): the server plays a member cluster,
+	// which starts with the built-in kinds only.
+	MemberCluster bool
+
 	// BinaryAssetsDirectory is the directory holding kube-apiserver and etcd.
 	// Default: $KUBEBUILDER_ASSETS if set, else the directory `make tools` builds them
 	// into: ${XDG_CACHE_HOME:-$HOME/.cache}/flotilla/bin/kube-<kubernetes>-etcd-<etcd>,
