@@ -231,7 +231,8 @@ func TestPickAllKeepsAnUnreachableClusterAndLeavesADrainedOne(t *testing.T) {
 			if pcs.ClusterName != "member-2" {
 				continue
 			}
-			if c := conditions.Get(pcs.Conditions, placementv1beta1.ConditionScheduled); c != nil && strings.Contains(c.Message, "kept") {
+			if c := conditions.Get(pcs.Conditions, placementv1beta1.ConditionScheduled); c != nil &&
+				strings.Contains(c.Message, clusterv1beta1.TaintUnreachable) && strings.Contains(c.Message, "kept") {
 				t.Logf("member-2: %s", c.Message)
 				return nil
 			}
