@@ -7,6 +7,8 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -52,6 +54,9 @@ func runSuite(m *testing.M) int {
 	}
 	framework.Logf("fleet up in %s", time.Since(start).Round(time.Second))
 	code := m.Run()
+	if code != 0 {
+		dumpLogs()
+	}
 	if os.Getenv("E2E_KEEP_FLEET") != "" {
 		framework.Logf("E2E_KEEP_FLEET set: leaving the fleet in %s", dir)
 		return code
@@ -80,4 +85,34 @@ func checkDownLeavesNothing(ctx context.Context) error {
 	}
 	framework.Logf("fleet down left no process or file behind")
 	return nil
+}
+
+// dumpLogs prints the end of the hub's log (errors and slow operations first), so
+// that a failure in CI can be understood from its output alone.
+func dumpLogs() {
+	data, err := os.ReadFile(filepath.Join(provider.LogDir(), "hub.log"))
+	if err != nil {
+		return
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	fmt.Fprintln(os.Stderr, "e2e: notable lines of the hub log:")
+	for _, l := range lines {
+		if strings.Contains(l, `"level":"error"`) || strings.Contains(l, "slow") || strings.Contains(l, "did not sync") || strings.Contains(l, "waited for") {
+			fmt.Fprintln(os.Stderr, "  "+truncate(l, 600))
+		}
+	}
+	if len(lines) > 60 {
+		lines = lines[len(lines)-60:]
+	}
+	fmt.Fprintln(os.Stderr, "e2e: last lines of the hub log:")
+	for _, l := range lines {
+		fmt.Fprintln(os.Stderr, "  "+truncate(l, 600))
+	}
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
 }

@@ -90,7 +90,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (_ ct
 // selectResources picks the hub objects; a selection error is a user error
 // (e.g. an unknown kind), reported in status and retried when kinds change.
 func (r *Reconciler) selectResources(ctx context.Context, s *scope) error {
+	start := time.Now()
 	objs, err := r.Resources.Select(ctx, s.placement.Spec.ResourceSelectors)
+	if d := time.Since(start); d > 2*time.Second {
+		log.FromContext(ctx).Info("resource selection was slow", "took", d.String(), "objects", len(objs))
+	}
 	if err != nil {
 		s.selectErr = err
 		log.FromContext(ctx).Info("resource selection failed", "error", err.Error())

@@ -36,7 +36,7 @@ type Change struct {
 type Options struct {
 	// RediscoveryInterval is how often new kinds (CRDs) are looked for. Default: 30s.
 	RediscoveryInterval time.Duration
-	// SyncTimeout bounds the wait for a kind's cache to fill. Default: 30s.
+	// SyncTimeout bounds the wait for a kind's cache to fill. Default: 10s.
 	SyncTimeout time.Duration
 }
 
@@ -68,7 +68,7 @@ func NewWatcher(cfg *rest.Config, log logr.Logger, opts Options) (*Watcher, erro
 		opts.RediscoveryInterval = 30 * time.Second
 	}
 	if opts.SyncTimeout == 0 {
-		opts.SyncTimeout = 30 * time.Second
+		opts.SyncTimeout = 10 * time.Second
 	}
 	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
 	if err != nil {
@@ -227,10 +227,17 @@ func (w *Watcher) lister(ctx context.Context, gvk schema.GroupVersionKind) (cach
 			return nil, apiResource{}, fmt.Errorf("the hub serves no selectable kind %s", gvkString(gvk))
 		}
 	}
-	syncCtx, cancel := context.WithTimeout(ctx, w.opts.SyncTimeout)
-	defer cancel()
-	if !cache.WaitForCacheSync(syncCtx.Done(), inf.Informer().HasSynced) {
-		return nil, apiResource{}, fmt.Errorf("the cache of %s did not sync within %s", gvkString(gvk), w.opts.SyncTimeout)
+	if !inf.Informer().HasSynced() {
+		start := time.Now()
+		syncCtx, cancel := context.WithTimeout(ctx, w.opts.SyncTimeout)
+		defer cancel()
+		if !cache.WaitForCacheSync(syncCtx.Done(), inf.Informer().HasSynced) {
+			w.log.Info("a kind's cache did not sync", "kind", gvkString(gvk), "waited", time.Since(start).String())
+			return nil, apiResource{}, fmt.Errorf("the cache of %s did not sync within %s", gvkString(gvk), w.opts.SyncTimeout)
+		}
+		if d := time.Since(start); d > time.Second {
+			w.log.Info("waited for a kind's cache to sync", "kind", gvkString(gvk), "waited", d.String())
+		}
 	}
 	return inf.Lister(), res, nil
 }

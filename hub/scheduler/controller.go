@@ -73,7 +73,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (ctrl
 		r.Failover = NewFailover(FailoverOptions{})
 	}
 	taints, recheck := r.Failover.applyTaints(ctx, crp, &in) // NoExecute taints: failover.go
+	start := time.Now()
 	res, err := r.Framework.RunCycle(ctx, in)
+	if d := time.Since(start); d > time.Second {
+		log.FromContext(ctx).Info("scheduling cycle was slow", "took", d.String(), "clusters", len(in.Clusters))
+	}
 	if err != nil {
 		// A policy that cannot be evaluated (e.g. a property value that is not a
 		// quantity) is the user's to fix: say so instead of retrying in a loop.
