@@ -2,8 +2,10 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -11,13 +13,16 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+	"github.com/flotilla-io/flotilla/hub/schedulinggroup"
 	"github.com/flotilla-io/flotilla/pkg/conditions"
 	"github.com/flotilla-io/flotilla/pkg/testenv"
 )
@@ -43,6 +48,8 @@ func startHub(t *testing.T) {
 		Scheme:                 env.Scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
+		// Each test runs its own manager with the same controller names.
+		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -198,4 +205,71 @@ func TestPipelineFromPlacementToWorkAndBack(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// Kratix dynamic scheduling: a group of the placement's objects with selectors of
+// its own goes where those selectors say, in a Work of its own, with its namespace;
+// the rest follows the placement's selectors.
+func TestSchedulingGroupGoesWhereItsOwnSelectorsSay(t *testing.T) {
+	ctx := context.Background()
+	c := env.Client
+	readyMember(t, c, "gamma", map[string]string{"suite": "groups", "env": "prod"})
+	readyMember(t, c, "delta", map[string]string{"suite": "groups", "env": "dev", "tier": "db"})
+	startHub(t)
+	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "grp"}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, cm := range []*corev1.ConfigMap{
+		{ObjectMeta: metav1.ObjectMeta{Namespace: "grp", Name: "plain"}},
+		{ObjectMeta: metav1.ObjectMeta{Namespace: "grp", Name: "db-config", Annotations: map[string]string{schedulinggroup.AnnotationGroup: "database"}}},
+	} {
+		if err := c.Create(ctx, cm); err != nil {
+			t.Fatal(err)
+		}
+	}
+	crp := &placementv1beta1.ClusterResourcePlacement{
+		ObjectMeta: metav1.ObjectMeta{Name: "grp", Annotations: map[string]string{
+			schedulinggroup.AnnotationDynamicSelectors: `[{"group":"database","matchLabels":{"suite":"groups","tier":"db"},"source":"ResourceWorkflow"}]`,
+		}},
+		Spec: placementv1beta1.PlacementSpec{
+			ResourceSelectors: []placementv1beta1.ResourceSelector{{Version: "v1", Kind: "Namespace", Name: "grp"}},
+			Policy: &placementv1beta1.PlacementPolicy{Affinity: &placementv1beta1.Affinity{ClusterAffinity: &placementv1beta1.ClusterAffinity{
+				RequiredDuringSchedulingIgnoredDuringExecution: &placementv1beta1.ClusterSelector{ClusterSelectorTerms: []placementv1beta1.ClusterSelectorTerm{
+					{LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"suite": "groups", "env": "prod"}}},
+				}},
+			}}},
+		},
+	}
+	if err := c.Create(ctx, crp); err != nil {
+		t.Fatal(err)
+	}
+	manifestNames := func(member, work string) func() error {
+		return func() error {
+			w := &placementv1beta1.Work{}
+			if err := c.Get(ctx, types.NamespacedName{Namespace: clusterv1beta1.MemberNamespace(member), Name: work}, w); err != nil {
+				return err
+			}
+			var names []string
+			for _, m := range w.Spec.Workload.Manifests {
+				u := map[string]any{}
+				if err := json.Unmarshal(m.Raw, &u); err != nil {
+					return err
+				}
+				names = append(names, u["kind"].(string)+"/"+u["metadata"].(map[string]any)["name"].(string))
+			}
+			sort.Strings(names)
+			want := map[string]string{"grp-work": "ConfigMap/plain,Namespace/grp", "grp-database-work": "ConfigMap/db-config,Namespace/grp"}[work]
+			if strings.Join(names, ",") != want {
+				return fmt.Errorf("%s on %s holds %v, want %s", work, member, names, want)
+			}
+			return nil
+		}
+	}
+	eventually(t, 30*time.Second, manifestNames("gamma", "grp-work"))
+	eventually(t, 30*time.Second, manifestNames("delta", "grp-database-work"))
+	for member, work := range map[string]string{"gamma": "grp-database-work", "delta": "grp-work"} {
+		if err := c.Get(ctx, types.NamespacedName{Namespace: clusterv1beta1.MemberNamespace(member), Name: work}, &placementv1beta1.Work{}); err == nil {
+			t.Errorf("%s got %s", member, work)
+		}
+	}
 }

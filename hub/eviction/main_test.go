@@ -156,7 +156,7 @@ func bind(t *testing.T, placement, cluster string, available bool) {
 	t.Helper()
 	b := &placementv1beta1.ClusterResourceBinding{
 		ObjectMeta: metav1.ObjectMeta{
-			Name:   scheduler.BindingName(placement, cluster),
+			Name:   scheduler.BindingName(placement, "", cluster),
 			Labels: map[string]string{placementv1beta1.LabelPlacementName: placement},
 		},
 		Spec: placementv1beta1.ResourceBindingSpec{

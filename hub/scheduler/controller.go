@@ -27,6 +27,7 @@ import (
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
 	"github.com/flotilla-io/flotilla/hub/conflict"
 	"github.com/flotilla-io/flotilla/hub/scheduler/framework"
+	"github.com/flotilla-io/flotilla/hub/schedulinggroup"
 	"github.com/flotilla-io/flotilla/pkg/conditions"
 )
 
@@ -65,12 +66,50 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (ctrl
 		return ctrl.Result{}, r.setScheduled(ctx, snap, metav1.ConditionUnknown, placementv1beta1.ReasonWaitingForExternalScheduler,
 			fmt.Sprintf("schedulerName is %q: waiting for that scheduler to write bindings", name), nil)
 	}
-	in, err := r.cycleInput(ctx, crp, snap)
+	dyn, err := schedulinggroup.Selectors(crp)
 	if err != nil {
-		return ctrl.Result{}, err
+		return ctrl.Result{}, r.setScheduled(ctx, snap, metav1.ConditionFalse, placementv1beta1.ReasonScheduleFailed, err.Error(), nil)
 	}
 	if r.Failover == nil {
 		r.Failover = NewFailover(FailoverOptions{})
+	}
+	// One cycle for the placement's resources, and one per Kratix scheduling group
+	// that has selectors of its own (hub/schedulinggroup).
+	groups := append([]string{""}, schedulinggroup.OwnGroups(dyn)...)
+	var overall framework.CycleResult
+	recheck := time.Duration(0)
+	for _, group := range groups {
+		res, rc, err := r.scheduleGroup(ctx, crp, snap, dyn, group)
+		if err != nil {
+			return ctrl.Result{}, err
+		}
+		recheck = minPositive(recheck, rc)
+		if group == "" {
+			overall = res
+			continue
+		}
+		overall.Message += fmt.Sprintf("; group %s: %s", group, res.Message)
+		if res.Status != metav1.ConditionTrue && overall.Status == metav1.ConditionTrue {
+			overall.Status, overall.Reason = res.Status, res.Reason
+		}
+	}
+	if err := r.unscheduleStaleGroups(ctx, crp.Name, groups); err != nil {
+		return ctrl.Result{}, err
+	}
+	if err := r.setScheduled(ctx, snap, overall.Status, overall.Reason, overall.Message, overall.Decisions); err != nil {
+		return ctrl.Result{}, err
+	}
+	// Eligibility and tolerations depend on time, so look again.
+	return ctrl.Result{RequeueAfter: minPositive(recheck, time.Minute)}, nil
+}
+
+// scheduleGroup runs one cycle for a scheduling group ("" for the placement's own
+// resources) and makes that group's bindings match it.
+func (r *Reconciler) scheduleGroup(ctx context.Context, crp *placementv1beta1.ClusterResourcePlacement, snap *placementv1beta1.ClusterSchedulingPolicySnapshot,
+	dyn []framework.DynamicSelector, group string) (framework.CycleResult, time.Duration, error) {
+	in, err := r.cycleInput(ctx, crp, snap, dyn, group)
+	if err != nil {
+		return framework.CycleResult{}, 0, err
 	}
 	taints, recheck := r.Failover.applyTaints(ctx, crp, &in) // NoExecute taints: failover.go
 	start := time.Now()
@@ -81,8 +120,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (ctrl
 	if err != nil {
 		// A policy that cannot be evaluated (e.g. a property value that is not a
 		// quantity) is the user's to fix: say so instead of retrying in a loop.
-		return ctrl.Result{}, r.setScheduled(ctx, snap, metav1.ConditionFalse, placementv1beta1.ReasonScheduleFailed,
-			fmt.Sprintf("the policy cannot be evaluated: %v", err), res.Decisions)
+		res.Status, res.Reason, res.Message = metav1.ConditionFalse, placementv1beta1.ReasonScheduleFailed, fmt.Sprintf("the policy cannot be evaluated: %v", err)
+		return res, 0, nil
 	}
 	for i := range res.Decisions {
 		if why, ok := taints.Kept[res.Decisions[i].ClusterName]; ok {
@@ -90,15 +129,35 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (ctrl
 		}
 	}
 	held := r.Failover.holdEvicted(crp, in, res, taints)
-	if err := r.applyBindings(ctx, crp, snap, in.Bindings, res, held); err != nil {
-		return ctrl.Result{}, err
+	if err := r.applyBindings(ctx, crp, snap, group, in.Bindings, res, held); err != nil {
+		return res, 0, err
 	}
-	if err := r.setScheduled(ctx, snap, res.Status, res.Reason, res.Message, res.Decisions); err != nil {
-		return ctrl.Result{}, err
+	log.FromContext(ctx).V(1).Info("scheduled", "group", group, "selected", res.Selected, "unscheduled", res.Unschedule)
+	return res, recheck, nil
+}
+
+// unscheduleStaleGroups unschedules the bindings of groups that no longer have
+// selectors of their own (their objects now go with the placement's).
+func (r *Reconciler) unscheduleStaleGroups(ctx context.Context, placement string, groups []string) error {
+	current := map[string]bool{}
+	for _, g := range groups {
+		current[g] = true
 	}
-	log.FromContext(ctx).V(1).Info("scheduled", "selected", res.Selected, "unscheduled", res.Unschedule)
-	// Eligibility and tolerations depend on time, so look again.
-	return ctrl.Result{RequeueAfter: minPositive(recheck, time.Minute)}, nil
+	list := &placementv1beta1.ClusterResourceBindingList{}
+	if err := r.Client.List(ctx, list, client.MatchingLabels{placementv1beta1.LabelPlacementName: placement}); err != nil {
+		return fmt.Errorf("failed to list bindings: %w", err)
+	}
+	for i := range list.Items {
+		b := &list.Items[i]
+		if current[schedulinggroup.Of(b.Labels)] || b.Spec.State == placementv1beta1.BindingStateUnscheduled || !b.DeletionTimestamp.IsZero() {
+			continue
+		}
+		b.Spec.State = placementv1beta1.BindingStateUnscheduled
+		if err := r.Client.Update(ctx, b); err != nil {
+			return fmt.Errorf("failed to unschedule binding %s of a removed group: %w", b.Name, err)
+		}
+	}
+	return nil
 }
 
 func (r *Reconciler) latestPolicySnapshot(ctx context.Context, placement string) (*placementv1beta1.ClusterSchedulingPolicySnapshot, error) {
@@ -116,7 +175,8 @@ func (r *Reconciler) latestPolicySnapshot(ctx context.Context, placement string)
 }
 
 // cycleInput loads the world one cycle looks at.
-func (r *Reconciler) cycleInput(ctx context.Context, crp *placementv1beta1.ClusterResourcePlacement, snap *placementv1beta1.ClusterSchedulingPolicySnapshot) (framework.CycleInput, error) {
+func (r *Reconciler) cycleInput(ctx context.Context, crp *placementv1beta1.ClusterResourcePlacement, snap *placementv1beta1.ClusterSchedulingPolicySnapshot,
+	dyn []framework.DynamicSelector, group string) (framework.CycleInput, error) {
 	clusters := &clusterv1beta1.MemberClusterList{}
 	if err := r.Client.List(ctx, clusters); err != nil {
 		return framework.CycleInput{}, fmt.Errorf("failed to list member clusters: %w", err)
@@ -138,7 +198,9 @@ func (r *Reconciler) cycleInput(ctx context.Context, crp *placementv1beta1.Clust
 	for _, b := range all.Items {
 		name := b.Labels[placementv1beta1.LabelPlacementName]
 		if name == crp.Name {
-			own = append(own, b)
+			if schedulinggroup.Of(b.Labels) == group {
+				own = append(own, b)
+			}
 			continue
 		}
 		if b.DeletionTimestamp.IsZero() && b.Spec.State != placementv1beta1.BindingStateUnscheduled {
@@ -152,10 +214,6 @@ func (r *Reconciler) cycleInput(ctx context.Context, crp *placementv1beta1.Clust
 		}
 		sort.Strings(peerClusters[p.Name])
 		peers = append(peers, framework.PlacementPeer{Name: p.Name, Labels: p.Labels, Clusters: peerClusters[p.Name]})
-	}
-	dyn, err := DynamicSelectorsOf(crp)
-	if err != nil {
-		return framework.CycleInput{}, err
 	}
 	excluded, err := r.excludedClusters(ctx, crp.Name) // manual evictions: evictions.go
 	if err != nil {
@@ -174,19 +232,26 @@ func (r *Reconciler) cycleInput(ctx context.Context, crp *placementv1beta1.Clust
 		Bindings:         own,
 		OtherPlacements:  peers,
 		DynamicSelectors: dyn,
+		Group:            group,
 		ExcludedClusters: excluded,
 		Now:              now(),
 		Rand:             r.Rand,
 	}, nil
 }
 
-// BindingName is the name of a placement's binding to a cluster.
-func BindingName(placement, cluster string) string { return placement + "-" + cluster }
+// BindingName is the name of a placement's binding to a cluster, for a
+// scheduling group ("" for the placement's own resources).
+func BindingName(placement, group, cluster string) string {
+	if group == "" {
+		return placement + "-" + cluster
+	}
+	return placement + "-" + group + "-" + cluster
+}
 
 // applyBindings makes the placement's bindings match the cycle's result: a
 // binding per selected cluster (new ones Scheduled, for the rollout to bind),
 // the decision recorded on each, and Unscheduled for the clusters to leave.
-func (r *Reconciler) applyBindings(ctx context.Context, crp *placementv1beta1.ClusterResourcePlacement, snap *placementv1beta1.ClusterSchedulingPolicySnapshot,
+func (r *Reconciler) applyBindings(ctx context.Context, crp *placementv1beta1.ClusterResourcePlacement, snap *placementv1beta1.ClusterSchedulingPolicySnapshot, group string,
 	existing []placementv1beta1.ClusterResourceBinding, res framework.CycleResult, held map[string]string) error {
 	byCluster := map[string]*placementv1beta1.ClusterResourceBinding{}
 	for i := range existing {
@@ -204,7 +269,7 @@ func (r *Reconciler) applyBindings(ctx context.Context, crp *placementv1beta1.Cl
 		if !ok {
 			b = &placementv1beta1.ClusterResourceBinding{
 				ObjectMeta: metav1.ObjectMeta{
-					Name:   BindingName(crp.Name, cluster),
+					Name:   BindingName(crp.Name, group, cluster),
 					Labels: map[string]string{placementv1beta1.LabelPlacementName: crp.Name},
 				},
 				Spec: placementv1beta1.ResourceBindingSpec{
@@ -213,6 +278,9 @@ func (r *Reconciler) applyBindings(ctx context.Context, crp *placementv1beta1.Cl
 					SchedulingPolicySnapshotName: snap.Name,
 					ClusterDecision:              decisions[cluster],
 				},
+			}
+			if group != "" {
+				b.Labels[schedulinggroup.LabelGroup] = group
 			}
 			if err := controllerutil.SetControllerReference(crp, b, r.Scheme); err != nil {
 				return err

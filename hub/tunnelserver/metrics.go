@@ -1,6 +1,9 @@
 package tunnelserver
 
 import (
+	"errors"
+	"fmt"
+
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -35,10 +38,26 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Name: "flotilla_tunnel_sessions_rejected_total", Help: "Tunnel sessions refused at hello.",
 		}),
 	}
-	for _, c := range []prometheus.Collector{m.sessions, m.heartbeats, m.statusWrites, m.workSent, m.statusReports, m.sessionsRejected} {
-		if err := reg.Register(c); err != nil {
-			return nil, err
-		}
-	}
+	m.sessions = register(reg, m.sessions)
+	m.heartbeats = register(reg, m.heartbeats)
+	m.statusWrites = register(reg, m.statusWrites)
+	m.workSent = register(reg, m.workSent)
+	m.statusReports = register(reg, m.statusReports)
+	m.sessionsRejected = register(reg, m.sessionsRejected)
 	return m, nil
+}
+
+// register registers c, or returns the collector already registered under its
+// name (a second server in one process, as in tests, shares the counters).
+func register[C prometheus.Collector](reg prometheus.Registerer, c C) C {
+	if err := reg.Register(c); err != nil {
+		var already prometheus.AlreadyRegisteredError
+		if errors.As(err, &already) {
+			if existing, ok := already.ExistingCollector.(C); ok {
+				return existing
+			}
+		}
+		panic(fmt.Sprintf("failed to register a tunnel server metric: %v", err))
+	}
+	return c
 }

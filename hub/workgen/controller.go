@@ -25,6 +25,7 @@ import (
 	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
 	"github.com/flotilla-io/flotilla/hub/conflict"
+	"github.com/flotilla-io/flotilla/hub/schedulinggroup"
 	"github.com/flotilla-io/flotilla/pkg/conditions"
 )
 
@@ -36,6 +37,16 @@ type Reconciler struct {
 
 // WorkName is the name of a placement's Work in a member's namespace.
 func WorkName(placement string) string { return placement + "-work" }
+
+// workName is the name of a binding's Work: WorkName for the placement's own
+// resources, with the scheduling group in it for a group's.
+func workName(b *placementv1beta1.ClusterResourceBinding) string {
+	placement := b.Labels[placementv1beta1.LabelPlacementName]
+	if g := schedulinggroup.Of(b.Labels); g != "" {
+		return placement + "-" + g + "-work"
+	}
+	return WorkName(placement)
+}
 
 // Reconcile handles one ClusterResourceBinding.
 func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (ctrl.Result, error) {
@@ -95,13 +106,23 @@ func (r *Reconciler) syncWork(ctx context.Context, b *placementv1beta1.ClusterRe
 	if err := r.Client.Get(ctx, types.NamespacedName{Name: placement}, crp); err != nil {
 		return nil, fmt.Errorf("failed to get placement %s: %w", placement, err)
 	}
-	work := &placementv1beta1.Work{ObjectMeta: metav1.ObjectMeta{Name: WorkName(placement), Namespace: ns}}
-	_, err := controllerutil.CreateOrUpdate(ctx, r.Client, work, func() error {
+	// Kratix scheduling groups: each group's objects go in a Work of their own.
+	dyn, err := schedulinggroup.Selectors(crp)
+	if err != nil {
+		return nil, err
+	}
+	group := schedulinggroup.Of(b.Labels)
+	manifests = schedulinggroup.Filter(manifests, group, schedulinggroup.OwnGroups(dyn))
+	work := &placementv1beta1.Work{ObjectMeta: metav1.ObjectMeta{Name: workName(b), Namespace: ns}}
+	_, err = controllerutil.CreateOrUpdate(ctx, r.Client, work, func() error {
 		if work.Labels == nil {
 			work.Labels = map[string]string{}
 		}
 		work.Labels[placementv1beta1.LabelPlacementName] = placement
 		work.Labels[placementv1beta1.LabelParentBinding] = b.Name
+		if group != "" {
+			work.Labels[schedulinggroup.LabelGroup] = group
+		}
 		work.Spec.Workload.Manifests = manifests
 		work.Spec.ApplyStrategy = b.Spec.ApplyStrategy.DeepCopy()
 		work.Spec.DeleteStrategy = crp.Spec.Strategy.DeleteStrategy.DeepCopy()
@@ -158,9 +179,8 @@ func copyWorkStatus(b *placementv1beta1.ClusterResourceBinding, work *placementv
 // reconcileRemoval deletes the binding's Work and, once it is gone, lets the
 // binding go (an Unscheduled binding is deleted here too).
 func (r *Reconciler) reconcileRemoval(ctx context.Context, lg logr.Logger, b *placementv1beta1.ClusterResourceBinding) (ctrl.Result, error) {
-	placement := b.Labels[placementv1beta1.LabelPlacementName]
 	work := &placementv1beta1.Work{}
-	key := types.NamespacedName{Namespace: clusterv1beta1.MemberNamespace(b.Spec.TargetCluster), Name: WorkName(placement)}
+	key := types.NamespacedName{Namespace: clusterv1beta1.MemberNamespace(b.Spec.TargetCluster), Name: workName(b)}
 	err := r.Client.Get(ctx, key, work)
 	switch {
 	case err == nil && metav1.IsControlledBy(work, b):
