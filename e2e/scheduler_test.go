@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
@@ -187,4 +188,14 @@ func TestPlacementForAnotherSchedulerStaysUnscheduled(t *testing.T) {
 		}
 		return nil
 	})
+
+	// The external scheduler writes a binding; the rest of the pipeline delivers it.
+	binding := &placementv1beta1.ClusterResourceBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "e2e-external-member-1", Labels: map[string]string{placementv1beta1.LabelPlacementName: "e2e-external"}},
+		Spec:       placementv1beta1.ResourceBindingSpec{State: placementv1beta1.BindingStateScheduled, TargetCluster: "member-1"},
+	}
+	if err := hub.Create(ctx, binding); err != nil {
+		t.Fatal(err)
+	}
+	framework.Eventually(t, 2*time.Minute, onMember(t, "member-1", &corev1.ConfigMap{}, types.NamespacedName{Namespace: "e2e-external", Name: "settings"}, true))
 }
