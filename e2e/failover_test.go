@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -255,4 +256,74 @@ func TestPickAllKeepsAnUnreachableClusterAndLeavesADrainedOne(t *testing.T) {
 	})
 	framework.Eventually(t, 2*time.Minute, placedOn(ctx, hub, "e2e-pickall-failover", "member-1", "member-2"))
 	framework.Eventually(t, 2*time.Minute, onMember(t, "member-3", &corev1.Namespace{}, types.NamespacedName{Name: "e2e-pickall-failover"}, false))
+}
+
+// A PickN placement that opted in moves off a cluster where its Deployment never
+// becomes available, while that cluster itself is fine.
+func TestUnavailableResourcesMoveAnOptedInPlacement(t *testing.T) {
+	ctx := context.Background()
+	hub := hubClient(t)
+	// Only member-1's and member-3's nodes can run the Deployment's pods.
+	for _, m := range []string{"member-1", "member-3"} {
+		out, err := framework.Kubectl(ctx, provider.MemberKubeconfig(m), "", "label", "nodes", "--all", "e2e-runs-web=yes", "--overwrite")
+		if err != nil {
+			t.Fatalf("label nodes of %s: %v\n%s", m, err, out)
+		}
+		t.Cleanup(func() { _, _ = framework.Kubectl(ctx, provider.MemberKubeconfig(m), "", "label", "nodes", "--all", "e2e-runs-web-") })
+	}
+	if err := hub.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "e2e-unavailable"}}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = hub.Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "e2e-unavailable"}}) })
+	dep := &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "e2e-unavailable", Name: "web"},
+		Spec: appsv1.DeploymentSpec{
+			Replicas: ptr.To[int32](1),
+			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "web"}},
+				Spec: corev1.PodSpec{
+					NodeSelector: map[string]string{"e2e-runs-web": "yes"},
+					Containers:   []corev1.Container{{Name: "web", Image: "nginx:1.27"}},
+				},
+			},
+		},
+	}
+	if err := hub.Create(ctx, dep); err != nil {
+		t.Fatal(err)
+	}
+	// member-2 is preferred, but its nodes cannot run the pods.
+	placeNamespace(t, hub, "e2e-unavailable", "e2e-unavailable", &placementv1beta1.PlacementPolicy{
+		PlacementType: placementv1beta1.PickN, NumberOfClusters: ptr.To[int32](1), UnavailableEvictionSeconds: ptr.To[int32](10),
+		Affinity: &placementv1beta1.Affinity{ClusterAffinity: &placementv1beta1.ClusterAffinity{
+			PreferredDuringSchedulingIgnoredDuringExecution: []placementv1beta1.PreferredClusterSelector{{
+				Weight: 100, Preference: placementv1beta1.ClusterSelectorTerm{LabelSelector: &metav1.LabelSelector{
+					MatchLabels: map[string]string{clusterv1beta1.LabelClusterName: "member-2"}}},
+			}},
+		}},
+	})
+	framework.Eventually(t, time.Minute, func() error {
+		got, err := clustersOf(ctx, hub, "e2e-unavailable")
+		if err != nil {
+			return err
+		}
+		if len(got) != 1 || got[0] != "member-2" {
+			return fmt.Errorf("placement is on %v, want member-2 first", got)
+		}
+		return nil
+	})
+	var moved string
+	framework.Eventually(t, 2*time.Minute, func() error {
+		got, err := clustersOf(ctx, hub, "e2e-unavailable")
+		if err != nil {
+			return err
+		}
+		if len(got) != 1 || got[0] == "member-2" {
+			return fmt.Errorf("placement is on %v", got)
+		}
+		moved = got[0]
+		return framework.PlacementConditionsTrue(ctx, hub, "e2e-unavailable", moved)()
+	})
+	t.Logf("moved from member-2 to %s, where the Deployment is available", moved)
+	framework.Eventually(t, time.Minute, onMember(t, "member-2", &appsv1.Deployment{}, types.NamespacedName{Namespace: "e2e-unavailable", Name: "web"}, false))
 }

@@ -119,6 +119,13 @@ func (f *Failover) applyTaints(ctx context.Context, crp *placementv1beta1.Cluste
 	}
 	d := NoExecuteEvictions(in.Policy, in.Clusters, bound, in.Now, f.DefaultTolerationSeconds)
 	recheck := d.RecheckAfter
+	unavailable, rc := UnavailableEvictions(in.Policy, in.Clusters, in.Bindings, in.Now)
+	recheck = minPositive(recheck, rc)
+	for c, ev := range unavailable {
+		if _, ok := d.Evict[c]; !ok {
+			d.Evict[c] = ev
+		}
+	}
 	if len(d.Evict) == 0 {
 		return d, recheck
 	}
@@ -150,7 +157,11 @@ func (f *Failover) applyTaints(ctx context.Context, crp *placementv1beta1.Cluste
 				continue
 			}
 			f.evicting[key] = true
-			eviction.CountEviction("taint")
+			cause := ev.Cause
+			if cause == "" {
+				cause = "taint"
+			}
+			eviction.CountEviction(cause)
 			f.event(crp, corev1.EventTypeWarning, placementv1beta1.ReasonEvicting, "evicting from %s: %s", cluster, ev.Reason)
 		}
 		if !bound[cluster] {
@@ -164,11 +175,15 @@ func (f *Failover) applyTaints(ctx context.Context, crp *placementv1beta1.Cluste
 	return d, recheck
 }
 
+// minPositive is the shorter of two waits, where zero means no wait at all.
 func minPositive(a, b time.Duration) time.Duration {
-	if a <= 0 || b < a {
+	switch {
+	case a <= 0:
 		return b
+	case b <= 0:
+		return a
 	}
-	return a
+	return min(a, b)
 }
 
 // holdEvicted returns, among the clusters the cycle unschedules because of a

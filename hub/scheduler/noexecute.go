@@ -18,6 +18,8 @@ type TaintEviction struct {
 	Since time.Time
 	// TaintedAt is when the taint was added (the start of the outage, for metrics).
 	TaintedAt time.Time
+	// Cause labels the eviction in metrics: "taint" (default) or "unavailable".
+	Cause string
 }
 
 // NoExecuteDecision is what NoExecute taints mean for one placement now.

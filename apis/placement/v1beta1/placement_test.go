@@ -307,6 +307,16 @@ func TestPlacementValidation(t *testing.T) {
 			wantRefusal: "numberOfClusters can only be set when placementType is PickN",
 		},
 		{
+			name:        "availability-driven eviction on a PickAll placement is refused",
+			spec:        spec(with(pickAll(), func(p *placementv1beta1.PlacementPolicy) { p.UnavailableEvictionSeconds = ptr.To[int32](60) })),
+			wantRefusal: "unavailableEvictionSeconds can only be set when placementType is PickN",
+		},
+		{
+			name:        "availability-driven eviction sooner than 10s is refused",
+			spec:        spec(with(pickN(1), func(p *placementv1beta1.PlacementPolicy) { p.UnavailableEvictionSeconds = ptr.To[int32](5) })),
+			wantRefusal: "unavailableEvictionSeconds",
+		},
+		{
 			name:        "a negative numberOfClusters is refused",
 			spec:        spec(pickN(-1)),
 			wantRefusal: "spec.policy.numberOfClusters in body should be greater than or equal to 0",

@@ -50,6 +50,7 @@ const (
 // +kubebuilder:validation:XValidation:rule="!has(self.affinity) || !has(self.placementType) || self.placementType != 'PickFixed'",message="affinity cannot be set when placementType is PickFixed",fieldPath=".affinity"
 // +kubebuilder:validation:XValidation:rule="!has(self.locationSelectors) || size(self.locationSelectors) == 0 || !has(self.placementType) || self.placementType != 'PickFixed'",message="locationSelectors cannot be set when placementType is PickFixed",fieldPath=".locationSelectors"
 // +kubebuilder:validation:XValidation:rule="!has(self.topologySpreadConstraints) || size(self.topologySpreadConstraints) == 0 || (has(self.placementType) && self.placementType == 'PickN')",message="topologySpreadConstraints can only be set when placementType is PickN",fieldPath=".topologySpreadConstraints"
+// +kubebuilder:validation:XValidation:rule="!has(self.unavailableEvictionSeconds) || (has(self.placementType) && self.placementType == 'PickN')",message="unavailableEvictionSeconds can only be set when placementType is PickN",fieldPath=".unavailableEvictionSeconds"
 type PlacementPolicy struct {
 	// PlacementType is how clusters are picked. It cannot be changed after the
 	// placement is created.
@@ -95,6 +96,15 @@ type PlacementPolicy struct {
 	// +kubebuilder:validation:MaxItems=100
 	// +optional
 	Tolerations []Toleration `json:"tolerations,omitempty"`
+
+	// UnavailableEvictionSeconds opts a PickN placement into availability-driven
+	// eviction: when its resources on a cluster stay not Available this long while
+	// the cluster itself is connected and healthy (for example a Deployment that
+	// never becomes ready there), the placement moves to another cluster. Unset
+	// means never.
+	// +kubebuilder:validation:Minimum=10
+	// +optional
+	UnavailableEvictionSeconds *int32 `json:"unavailableEvictionSeconds,omitempty"`
 }
 
 // Affinity is the set of cluster and placement affinity rules of a placement.
