@@ -269,7 +269,9 @@ func TestUnavailableResourcesMoveAnOptedInPlacement(t *testing.T) {
 		if err != nil {
 			t.Fatalf("label nodes of %s: %v\n%s", m, err, out)
 		}
-		t.Cleanup(func() { _, _ = framework.Kubectl(ctx, provider.MemberKubeconfig(m), "", "label", "nodes", "--all", "e2e-runs-web-") })
+		t.Cleanup(func() {
+			_, _ = framework.Kubectl(ctx, provider.MemberKubeconfig(m), "", "label", "nodes", "--all", "e2e-runs-web-")
+		})
 	}
 	if err := hub.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "e2e-unavailable"}}); err != nil {
 		t.Fatal(err)
