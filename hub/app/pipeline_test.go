@@ -273,3 +273,88 @@ func TestSchedulingGroupGoesWhereItsOwnSelectorsSay(t *testing.T) {
 		}
 	}
 }
+
+// A PickN placement stays where it is when a better cluster appears, until a
+// user asks for a rebalance.
+func TestRebalanceMovesAPlacementOnlyWhenAsked(t *testing.T) {
+	ctx := context.Background()
+	c := env.Client
+	readyMember(t, c, "r-one", map[string]string{"suite": "rebalance"})
+	readyMember(t, c, "r-two", map[string]string{"suite": "rebalance", "fast": "yes"})
+	startHub(t)
+	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "rb"}}); err != nil {
+		t.Fatal(err)
+	}
+	crp := &placementv1beta1.ClusterResourcePlacement{
+		ObjectMeta: metav1.ObjectMeta{Name: "rb"},
+		Spec: placementv1beta1.PlacementSpec{
+			ResourceSelectors: []placementv1beta1.ResourceSelector{{Version: "v1", Kind: "Namespace", Name: "rb"}},
+			Policy: &placementv1beta1.PlacementPolicy{
+				PlacementType: placementv1beta1.PickN, NumberOfClusters: ptr.To[int32](1),
+				Affinity: &placementv1beta1.Affinity{ClusterAffinity: &placementv1beta1.ClusterAffinity{
+					RequiredDuringSchedulingIgnoredDuringExecution: &placementv1beta1.ClusterSelector{ClusterSelectorTerms: []placementv1beta1.ClusterSelectorTerm{
+						{LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"suite": "rebalance"}}},
+					}},
+					PreferredDuringSchedulingIgnoredDuringExecution: []placementv1beta1.PreferredClusterSelector{{
+						Weight: 50, Preference: placementv1beta1.ClusterSelectorTerm{LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"fast": "yes"}}},
+					}},
+				}},
+			},
+		},
+	}
+	if err := c.Create(ctx, crp); err != nil {
+		t.Fatal(err)
+	}
+	boundTo := func(want string) func() error {
+		return func() error {
+			list := &placementv1beta1.ClusterResourceBindingList{}
+			if err := c.List(ctx, list, client.MatchingLabels{placementv1beta1.LabelPlacementName: "rb"}); err != nil {
+				return err
+			}
+			var got []string
+			for _, b := range list.Items {
+				if b.DeletionTimestamp.IsZero() && b.Spec.State != placementv1beta1.BindingStateUnscheduled {
+					got = append(got, b.Spec.TargetCluster)
+				}
+			}
+			if len(got) != 1 || got[0] != want {
+				return fmt.Errorf("bound to %v, want %s", got, want)
+			}
+			return nil
+		}
+	}
+	eventually(t, 30*time.Second, boundTo("r-two"))
+
+	// r-one becomes the better cluster: the placement stays put.
+	relabel := func(name string, mutate func(map[string]string)) {
+		mc := &clusterv1beta1.MemberCluster{}
+		if err := c.Get(ctx, types.NamespacedName{Name: name}, mc); err != nil {
+			t.Fatal(err)
+		}
+		patch := client.MergeFrom(mc.DeepCopy())
+		mutate(mc.Labels)
+		if err := c.Patch(ctx, mc, patch); err != nil {
+			t.Fatal(err)
+		}
+	}
+	relabel("r-one", func(l map[string]string) { l["fast"] = "yes" })
+	relabel("r-two", func(l map[string]string) { delete(l, "fast") })
+	deadline := time.Now().Add(3 * time.Second)
+	for time.Now().Before(deadline) {
+		if err := boundTo("r-two")(); err != nil {
+			t.Fatalf("the placement moved on its own: %v", err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+
+	// The user asks for a rebalance: it moves to the better cluster, once.
+	if err := c.Get(ctx, types.NamespacedName{Name: "rb"}, crp); err != nil {
+		t.Fatal(err)
+	}
+	patch := client.MergeFrom(crp.DeepCopy())
+	metav1.SetMetaDataAnnotation(&crp.ObjectMeta, placementv1beta1.AnnotationRebalance, "1")
+	if err := c.Patch(ctx, crp, patch); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 30*time.Second, boundTo("r-one"))
+}

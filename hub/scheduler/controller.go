@@ -96,6 +96,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (ctrl
 	if err := r.unscheduleStaleGroups(ctx, crp.Name, groups); err != nil {
 		return ctrl.Result{}, err
 	}
+	if err := r.recordRebalance(ctx, crp, snap); err != nil {
+		return ctrl.Result{}, err
+	}
 	if err := r.setScheduled(ctx, snap, overall.Status, overall.Reason, overall.Message, overall.Decisions); err != nil {
 		return ctrl.Result{}, err
 	}
@@ -112,6 +115,12 @@ func (r *Reconciler) scheduleGroup(ctx context.Context, crp *placementv1beta1.Cl
 		return framework.CycleResult{}, 0, err
 	}
 	taints, recheck := r.Failover.applyTaints(ctx, crp, &in) // NoExecute taints: failover.go
+	rebalancing := rebalanceRequested(crp, snap)
+	if rebalancing {
+		// Choose afresh: the cycle does not see where the placement is now, and
+		// whatever it does not choose again is unscheduled below.
+		in.Bindings = nil
+	}
 	start := time.Now()
 	res, err := r.Framework.RunCycle(ctx, in)
 	if d := time.Since(start); d > time.Second {
@@ -128,8 +137,16 @@ func (r *Reconciler) scheduleGroup(ctx context.Context, crp *placementv1beta1.Cl
 			res.Decisions[i].Reason = why
 		}
 	}
+	existing := in.Bindings
+	if rebalancing {
+		existing, err = r.groupBindings(ctx, crp.Name, group)
+		if err != nil {
+			return res, 0, err
+		}
+		res.Unschedule = notSelected(existing, res.Selected)
+	}
 	held := r.Failover.holdEvicted(crp, in, res, taints)
-	if err := r.applyBindings(ctx, crp, snap, group, in.Bindings, res, held); err != nil {
+	if err := r.applyBindings(ctx, crp, snap, group, existing, res, held); err != nil {
 		return res, 0, err
 	}
 	log.FromContext(ctx).V(1).Info("scheduled", "group", group, "selected", res.Selected, "unscheduled", res.Unschedule)
@@ -405,4 +422,56 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Watches(&clusterv1beta1.Location{}, allPlacements).
 		Watches(&placementv1beta1.ClusterResourcePlacementEviction{}, handler.EnqueueRequestsFromMapFunc(placementOfEviction)).
 		Complete(conflict.RequeueOnConflict(r))
+}
+
+// rebalanceRequested reports whether the placement asks for a rebalance the
+// scheduler has not acted on yet.
+func rebalanceRequested(crp *placementv1beta1.ClusterResourcePlacement, snap *placementv1beta1.ClusterSchedulingPolicySnapshot) bool {
+	want := crp.Annotations[placementv1beta1.AnnotationRebalance]
+	return want != "" && want != snap.Annotations[placementv1beta1.AnnotationRebalanced]
+}
+
+// recordRebalance notes on the snapshot that the placement's rebalance request
+// was acted on, so it happens once per request.
+func (r *Reconciler) recordRebalance(ctx context.Context, crp *placementv1beta1.ClusterResourcePlacement, snap *placementv1beta1.ClusterSchedulingPolicySnapshot) error {
+	if !rebalanceRequested(crp, snap) {
+		return nil
+	}
+	patch := client.MergeFrom(snap.DeepCopy())
+	metav1.SetMetaDataAnnotation(&snap.ObjectMeta, placementv1beta1.AnnotationRebalanced, crp.Annotations[placementv1beta1.AnnotationRebalance])
+	if err := r.Client.Patch(ctx, snap, patch); err != nil {
+		return fmt.Errorf("failed to record the rebalance: %w", err)
+	}
+	return nil
+}
+
+// groupBindings lists a placement's bindings of one scheduling group.
+func (r *Reconciler) groupBindings(ctx context.Context, placement, group string) ([]placementv1beta1.ClusterResourceBinding, error) {
+	list := &placementv1beta1.ClusterResourceBindingList{}
+	if err := r.Client.List(ctx, list, client.MatchingLabels{placementv1beta1.LabelPlacementName: placement}); err != nil {
+		return nil, fmt.Errorf("failed to list bindings: %w", err)
+	}
+	var out []placementv1beta1.ClusterResourceBinding
+	for _, b := range list.Items {
+		if schedulinggroup.Of(b.Labels) == group {
+			out = append(out, b)
+		}
+	}
+	return out, nil
+}
+
+// notSelected lists the clusters of live bindings that are not in selected.
+func notSelected(bindings []placementv1beta1.ClusterResourceBinding, selected []string) []string {
+	keep := map[string]bool{}
+	for _, c := range selected {
+		keep[c] = true
+	}
+	var out []string
+	for c := range activeClusters(bindings) {
+		if !keep[c] {
+			out = append(out, c)
+		}
+	}
+	sort.Strings(out)
+	return out
 }

@@ -62,6 +62,15 @@ const (
 	// AnnotationPlacementGeneration holds, on a scheduling policy snapshot, the
 	// generation of the placement it was made from.
 	AnnotationPlacementGeneration = "placement.flotilla.io/placement-generation"
+
+	// AnnotationRebalance, set (or changed) by a user on a placement, asks the
+	// scheduler to choose its clusters afresh once, ignoring where it is now (the
+	// scheduler otherwise keeps placements where they are, e.g. after a failover).
+	AnnotationRebalance = "placement.flotilla.io/rebalance"
+
+	// AnnotationRebalanced records, on the scheduling policy snapshot, the value of
+	// AnnotationRebalance the scheduler last acted on.
+	AnnotationRebalanced = "placement.flotilla.io/rebalanced"
 )
 
 // Finalizers on placement.flotilla.io objects.
