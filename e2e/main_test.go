@@ -41,7 +41,7 @@ func runSuite(m *testing.M) int {
 		},
 		// Status refreshes every 20s; transitions are written at once. A placement
 		// that does not tolerate a lost cluster leaves it after 5s (default 60s).
-		HubArgs: []string{"--status-refresh-interval", "20s", "--default-toleration", "5s"},
+		HubArgs: []string{"--status-refresh-interval", "20s", "--default-toleration", "5s", "--work-cleanup-timeout", "60s"},
 	})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "e2e: %v\n", err)

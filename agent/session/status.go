@@ -53,6 +53,25 @@ func (r *Runner) report(name string, force bool) {
 	r.mu.Unlock()
 }
 
+// confirmRemoved tells the hub that a deleted Work's objects are gone from the
+// member, so that the hub lets the Work go. Without a session nothing is sent:
+// the hub asks again (WorkDelete) when the agent reconnects.
+func (r *Runner) confirmRemoved(name string) {
+	r.sendMu.Lock()
+	defer r.sendMu.Unlock()
+	r.mu.Lock()
+	s := r.current
+	r.mu.Unlock()
+	if s == nil {
+		return
+	}
+	if err := s.Status().Send(tunnel.StatusReport{WorkName: name, Removed: true}); err != nil {
+		r.log.V(1).Info("Failed to confirm the Work's removal", "work", name, "err", err)
+		return
+	}
+	r.opts.Metrics.statusReportSent()
+}
+
 // reportAll reports the status of every Work, after the hub's WorkSyncDone:
 // the hub may have missed reports while the agent was disconnected.
 func (r *Runner) reportAll() {

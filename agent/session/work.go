@@ -267,6 +267,7 @@ func (r *Runner) remove(ctx context.Context, st *workState) {
 		return
 	}
 	r.log.V(1).Info("Removed the Work", "work", st.name)
+	r.confirmRemoved(st.name)
 	r.queue.Forget(st.name)
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -51,6 +51,10 @@ type Options struct {
 	// (evictions per second and burst). Default: 1 and 10.
 	EvictionRate  float64
 	EvictionBurst int
+	// WorkCleanupTimeout is how long a deleted Work waits for its member to confirm
+	// it removed the Work's objects (a member that never answers then no longer
+	// holds up a placement's or a cluster's deletion). Default: 5m.
+	WorkCleanupTimeout time.Duration
 	// APIServerTimeout bounds the start-up check that the API server is reachable.
 	// Default: 30s.
 	APIServerTimeout time.Duration
@@ -77,6 +81,7 @@ func NewOptions() *Options {
 		EvictionGracefulTimeout:     5 * time.Minute,
 		EvictionRate:                1,
 		EvictionBurst:               10,
+		WorkCleanupTimeout:          5 * time.Minute,
 	}
 }
 
@@ -97,6 +102,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.EvictionGracefulTimeout, "eviction-graceful-timeout", o.EvictionGracefulTimeout, "How long an evicted placement's resources stay while their replacement is not available yet.")
 	fs.Float64Var(&o.EvictionRate, "eviction-rate", o.EvictionRate, "Taint evictions per second across the fleet.")
 	fs.IntVar(&o.EvictionBurst, "eviction-burst", o.EvictionBurst, "Taint evictions allowed at once before --eviction-rate paces them.")
+	fs.DurationVar(&o.WorkCleanupTimeout, "work-cleanup-timeout", o.WorkCleanupTimeout, "How long a deleted Work waits for its member to confirm its objects are removed.")
 	fs.DurationVar(&o.APIServerTimeout, "apiserver-timeout", o.APIServerTimeout, "How long to wait for the API server at start-up.")
 }
 

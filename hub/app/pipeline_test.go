@@ -44,6 +44,8 @@ func startHub(t *testing.T) {
 	opts := NewOptions()
 	opts.ReplicaName = "test-hub"
 	opts.TunnelBindAddress = "127.0.0.1:0"
+	// No agent confirms removals here: let deleted Works go at once.
+	opts.WorkCleanupTimeout = time.Second
 	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{
 		Scheme:                 env.Scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
@@ -357,4 +359,57 @@ func TestRebalanceMovesAPlacementOnlyWhenAsked(t *testing.T) {
 		t.Fatal(err)
 	}
 	eventually(t, 30*time.Second, boundTo("r-one"))
+}
+
+// A member that leaves loses its bindings and Work, then its namespace, and only
+// then the MemberCluster goes.
+func TestLeavingMemberIsRemovedInOrder(t *testing.T) {
+	ctx := context.Background()
+	c := env.Client
+	readyMember(t, c, "leaver", map[string]string{"suite": "leave"})
+	startHub(t)
+	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "lv"}}); err != nil {
+		t.Fatal(err)
+	}
+	crp := &placementv1beta1.ClusterResourcePlacement{
+		ObjectMeta: metav1.ObjectMeta{Name: "lv"},
+		Spec: placementv1beta1.PlacementSpec{
+			ResourceSelectors: []placementv1beta1.ResourceSelector{{Version: "v1", Kind: "Namespace", Name: "lv"}},
+			Policy: &placementv1beta1.PlacementPolicy{Affinity: &placementv1beta1.Affinity{ClusterAffinity: &placementv1beta1.ClusterAffinity{
+				RequiredDuringSchedulingIgnoredDuringExecution: &placementv1beta1.ClusterSelector{ClusterSelectorTerms: []placementv1beta1.ClusterSelectorTerm{
+					{LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"suite": "leave"}}},
+				}},
+			}}},
+		},
+	}
+	if err := c.Create(ctx, crp); err != nil {
+		t.Fatal(err)
+	}
+	workKey := types.NamespacedName{Namespace: clusterv1beta1.MemberNamespace("leaver"), Name: "lv-work"}
+	eventually(t, 30*time.Second, func() error { return c.Get(ctx, workKey, &placementv1beta1.Work{}) })
+	eventually(t, 10*time.Second, func() error {
+		mc := &clusterv1beta1.MemberCluster{}
+		if err := c.Get(ctx, types.NamespacedName{Name: "leaver"}, mc); err != nil {
+			return err
+		}
+		if len(mc.Finalizers) == 0 {
+			return fmt.Errorf("no finalizer on the MemberCluster yet")
+		}
+		return nil
+	})
+	if err := c.Delete(ctx, &clusterv1beta1.MemberCluster{ObjectMeta: metav1.ObjectMeta{Name: "leaver"}}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 60*time.Second, func() error {
+		if err := c.Get(ctx, types.NamespacedName{Name: "leaver"}, &clusterv1beta1.MemberCluster{}); err == nil {
+			return fmt.Errorf("the MemberCluster still exists")
+		}
+		if err := c.Get(ctx, workKey, &placementv1beta1.Work{}); err == nil {
+			return fmt.Errorf("the Work outlived its member")
+		}
+		if err := c.Get(ctx, types.NamespacedName{Name: "lv-leaver"}, &placementv1beta1.ClusterResourceBinding{}); err == nil {
+			return fmt.Errorf("the binding outlived its member")
+		}
+		return nil
+	})
 }

@@ -26,6 +26,7 @@ import (
 	"github.com/flotilla-io/flotilla/hub/scheduler/framework"
 	"github.com/flotilla-io/flotilla/hub/scheduler/plugins"
 	"github.com/flotilla-io/flotilla/hub/tunnelserver"
+	"github.com/flotilla-io/flotilla/hub/workcleanup"
 	"github.com/flotilla-io/flotilla/hub/workgen"
 )
 
@@ -84,6 +85,7 @@ func setupHub(_ context.Context, mgr ctrl.Manager, opts *Options) error {
 		&location.Reconciler{Client: mgr.GetClient()},
 		&rollout.Reconciler{Client: mgr.GetClient()},
 		&workgen.Reconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme()},
+		&workcleanup.Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("workcleanup"), Timeout: opts.WorkCleanupTimeout},
 		&eviction.Reconciler{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder("eviction")},
 	}
 	for _, c := range controllers {

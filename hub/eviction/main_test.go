@@ -28,6 +28,7 @@ import (
 	"github.com/flotilla-io/flotilla/hub/scheduler"
 	"github.com/flotilla-io/flotilla/hub/scheduler/framework"
 	"github.com/flotilla-io/flotilla/hub/scheduler/plugins"
+	"github.com/flotilla-io/flotilla/hub/workcleanup"
 	"github.com/flotilla-io/flotilla/hub/workgen"
 	"github.com/flotilla-io/flotilla/pkg/conditions"
 	"github.com/flotilla-io/flotilla/pkg/testenv"
@@ -72,6 +73,8 @@ func startControllers(t *testing.T, pipeline bool) {
 			&scheduler.Reconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Framework: plugins.NewFramework(framework.Options{})},
 			&rollout.Reconciler{Client: mgr.GetClient()},
 			&workgen.Reconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme()},
+			// No agent confirms removals here: let deleted Works go at once.
+			&workcleanup.Reconciler{Client: mgr.GetClient(), Timeout: time.Second},
 		)
 	}
 	for _, c := range controllers {

@@ -169,13 +169,20 @@ func (h *Handler) leave(ctx context.Context, req joinproto.Request, state tls.Co
 	if len(state.VerifiedChains) == 0 || state.VerifiedChains[0][0].Subject.CommonName != req.ClusterName {
 		return errTokenRefused{fmt.Sprintf("only member %q itself, with the certificate it joined with, can leave", req.ClusterName)}
 	}
-	mc := &clusterv1beta1.MemberCluster{ObjectMeta: metav1.ObjectMeta{Name: req.ClusterName}}
+	// The agent removed everything it applied before asking: say so, so that the
+	// hub does not wait for confirmations that will never come, then delete the
+	// MemberCluster (membership removes its bindings, Work and namespace first).
+	mc := &clusterv1beta1.MemberCluster{}
+	if err := h.Client.Get(ctx, types.NamespacedName{Name: req.ClusterName}, mc); err != nil {
+		return client.IgnoreNotFound(err)
+	}
+	patch := client.MergeFrom(mc.DeepCopy())
+	metav1.SetMetaDataAnnotation(&mc.ObjectMeta, clusterv1beta1.AnnotationLeftCleanly, "true")
+	if err := h.Client.Patch(ctx, mc, patch); err != nil {
+		return fmt.Errorf("failed to mark MemberCluster %s as left: %w", req.ClusterName, err)
+	}
 	if err := client.IgnoreNotFound(h.Client.Delete(ctx, mc)); err != nil {
 		return fmt.Errorf("failed to delete MemberCluster %s: %w", req.ClusterName, err)
-	}
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: clusterv1beta1.MemberNamespace(req.ClusterName)}}
-	if err := client.IgnoreNotFound(h.Client.Delete(ctx, ns)); err != nil {
-		return fmt.Errorf("failed to delete namespace %s: %w", ns.Name, err)
 	}
 	h.Log.Info("member left", "member", req.ClusterName)
 	return nil

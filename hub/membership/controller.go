@@ -8,10 +8,12 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/tools/events"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -21,6 +23,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
+	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
 	"github.com/flotilla-io/flotilla/hub/conflict"
 	"github.com/flotilla-io/flotilla/pkg/conditions"
 )
@@ -45,7 +48,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (ctrl
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if !mc.DeletionTimestamp.IsZero() {
-		return ctrl.Result{}, nil
+		return r.reconcileLeave(ctx, mc)
+	}
+	if controllerutil.AddFinalizer(mc, clusterv1beta1.MemberClusterFinalizer) {
+		if err := r.Client.Update(ctx, mc); err != nil {
+			return ctrl.Result{}, fmt.Errorf("failed to add the finalizer: %w", err)
+		}
 	}
 	want := BuiltinLabels(mc)
 	labels := map[string]string{}
@@ -79,6 +87,76 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (ctrl
 		}
 	}
 	return ctrl.Result{}, nil
+}
+
+// reconcileLeave removes a leaving member's records in order: its bindings (whose
+// Work the member removes first, or which the work-cleanup timeout releases when
+// the agent is gone), then its Work namespace, then the MemberCluster itself.
+func (r *Reconciler) reconcileLeave(ctx context.Context, mc *clusterv1beta1.MemberCluster) (ctrl.Result, error) {
+	if !controllerutil.ContainsFinalizer(mc, clusterv1beta1.MemberClusterFinalizer) {
+		return ctrl.Result{}, nil
+	}
+	if !conditions.IsFalse(mc.Status.Conditions, clusterv1beta1.ConditionJoined) {
+		conditions.Set(&mc.Status.Conditions, clusterv1beta1.ConditionJoined, metav1.ConditionFalse, clusterv1beta1.ReasonLeaving,
+			"the member is leaving: removing what the fleet placed on it", mc.Generation)
+		if err := r.Client.Status().Update(ctx, mc); err != nil {
+			return ctrl.Result{}, err
+		}
+		r.Recorder.Eventf(mc, nil, corev1.EventTypeNormal, clusterv1beta1.ReasonLeaving, "Leave", "removing the placements of member %s", mc.Name)
+	}
+	bindings := &placementv1beta1.ClusterResourceBindingList{}
+	if err := r.Client.List(ctx, bindings); err != nil {
+		return ctrl.Result{}, fmt.Errorf("failed to list bindings: %w", err)
+	}
+	remaining := 0
+	for i := range bindings.Items {
+		b := &bindings.Items[i]
+		if b.Spec.TargetCluster != mc.Name {
+			continue
+		}
+		remaining++
+		if b.DeletionTimestamp.IsZero() {
+			if err := client.IgnoreNotFound(r.Client.Delete(ctx, b)); err != nil {
+				return ctrl.Result{}, fmt.Errorf("failed to delete binding %s: %w", b.Name, err)
+			}
+		}
+	}
+	ns := clusterv1beta1.MemberNamespace(mc.Name)
+	if mc.Annotations[clusterv1beta1.AnnotationLeftCleanly] == "true" {
+		// `agent leave` already removed everything: nothing will confirm.
+		if err := r.releaseWorks(ctx, ns); err != nil {
+			return ctrl.Result{}, err
+		}
+	}
+	if remaining > 0 {
+		return ctrl.Result{RequeueAfter: 2 * time.Second}, nil
+	}
+	if err := client.IgnoreNotFound(r.Client.Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})); err != nil {
+		return ctrl.Result{}, fmt.Errorf("failed to delete namespace %s: %w", ns, err)
+	}
+	controllerutil.RemoveFinalizer(mc, clusterv1beta1.MemberClusterFinalizer)
+	if err := r.Client.Update(ctx, mc); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	return ctrl.Result{}, nil
+}
+
+// releaseWorks drops the cleanup finalizer of the deleted Works in a namespace.
+func (r *Reconciler) releaseWorks(ctx context.Context, ns string) error {
+	works := &placementv1beta1.WorkList{}
+	if err := r.Client.List(ctx, works, client.InNamespace(ns)); err != nil {
+		return fmt.Errorf("failed to list Work in %s: %w", ns, err)
+	}
+	for i := range works.Items {
+		w := &works.Items[i]
+		if w.DeletionTimestamp.IsZero() || !controllerutil.RemoveFinalizer(w, placementv1beta1.AppliedResourcesCleanupFinalizer) {
+			continue
+		}
+		if err := r.Client.Update(ctx, w); err != nil {
+			return client.IgnoreNotFound(err)
+		}
+	}
+	return nil
 }
 
 // reconcileTaints makes the automatic taints match the cluster's conditions and

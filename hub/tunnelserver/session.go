@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
@@ -225,6 +226,12 @@ func (s *Server) workLoop(ctx context.Context, ms *memberSession) error {
 	for i := range works.Items {
 		w := &works.Items[i]
 		if !w.DeletionTimestamp.IsZero() {
+			// Being deleted: the agent removes what it holds of it (if anything)
+			// and confirms, which lets the Work go.
+			if err := s.sendDelete(ms, w.Name); err != nil {
+				return err
+			}
+			delete(held, w.Name)
 			continue
 		}
 		h := workhash.Of(&w.Spec)
@@ -268,7 +275,7 @@ func (s *Server) workLoop(ctx context.Context, ms *memberSession) error {
 				}
 				sent[name] = h
 			case err == nil || apierrors.IsNotFound(err):
-				if _, ok := sent[name]; !ok {
+				if _, ok := sent[name]; !ok && (err != nil || !controllerutil.ContainsFinalizer(w, placementv1beta1.AppliedResourcesCleanupFinalizer)) {
 					continue
 				}
 				if err := s.sendDelete(ms, name); err != nil {
@@ -324,6 +331,13 @@ func (s *Server) statusLoop(ctx context.Context, ms *memberSession) error {
 		if !ok {
 			continue
 		}
+		if rep.Removed {
+			if err := s.releaseWork(ctx, ns, rep.WorkName); err != nil {
+				ms.log.Error(err, "failed to let a removed Work go", "work", rep.WorkName)
+			}
+			s.metrics.statusReports.WithLabelValues("removed").Inc()
+			continue
+		}
 		outcome, err := s.writeWorkStatus(ctx, ns, rep)
 		if err != nil {
 			ms.log.Error(err, "failed to record work status", "work", rep.WorkName)
@@ -331,6 +345,21 @@ func (s *Server) statusLoop(ctx context.Context, ms *memberSession) error {
 		}
 		s.metrics.statusReports.WithLabelValues(outcome).Inc()
 	}
+}
+
+// releaseWork drops the cleanup finalizer of a deleted Work whose objects the
+// member confirmed removed.
+func (s *Server) releaseWork(ctx context.Context, ns, name string) error {
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		w := &placementv1beta1.Work{}
+		if err := s.direct.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, w); err != nil {
+			return client.IgnoreNotFound(err)
+		}
+		if w.DeletionTimestamp.IsZero() || !controllerutil.RemoveFinalizer(w, placementv1beta1.AppliedResourcesCleanupFinalizer) {
+			return nil
+		}
+		return s.direct.Update(ctx, w)
+	})
 }
 
 func (s *Server) writeWorkStatus(ctx context.Context, ns string, rep tunnel.StatusReport) (string, error) {

@@ -123,6 +123,9 @@ func (r *Reconciler) syncWork(ctx context.Context, b *placementv1beta1.ClusterRe
 		if group != "" {
 			work.Labels[schedulinggroup.LabelGroup] = group
 		}
+		// The member removes the Work's objects before the hub lets the Work go
+		// (the tunnel server drops the finalizer on the agent's confirmation).
+		controllerutil.AddFinalizer(work, placementv1beta1.AppliedResourcesCleanupFinalizer)
 		work.Spec.Workload.Manifests = manifests
 		work.Spec.ApplyStrategy = b.Spec.ApplyStrategy.DeepCopy()
 		work.Spec.DeleteStrategy = crp.Spec.Strategy.DeleteStrategy.DeepCopy()

@@ -169,6 +169,7 @@ func TestMessageJSONFieldNames(t *testing.T) {
 		{WorkDelete{Name: "w"}, `{"name":"w"}`},
 		{WorkSyncDone{}, `{}`},
 		{StatusReport{WorkName: "w", Hash: "h", Status: json.RawMessage(`{}`)}, `{"workName":"w","hash":"h","status":{}}`},
+		{StatusReport{WorkName: "w", Removed: true}, `{"workName":"w","hash":"","removed":true}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.msg.FrameType().String(), func(t *testing.T) {

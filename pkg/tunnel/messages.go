@@ -179,6 +179,10 @@ type StatusReport struct {
 	// Status is the Work's status as JSON (per-manifest conditions). The
 	// protocol does not interpret it.
 	Status json.RawMessage `json:"status,omitempty"`
+	// Removed confirms, after a WorkDelete, that everything the Work applied is
+	// gone from the member; the hub then lets the deleted Work go. Hash and
+	// Status are empty then.
+	Removed bool `json:"removed,omitempty"`
 }
 
 // FrameType implementations.

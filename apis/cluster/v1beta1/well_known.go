@@ -99,4 +99,9 @@ const (
 	// MemberClusterFinalizer keeps a MemberCluster until the hub has removed what it
 	// placed on the cluster and deleted the cluster's hub namespace.
 	MemberClusterFinalizer = "cluster.flotilla.io/member-cluster-cleanup"
+
+	// AnnotationLeftCleanly marks a MemberCluster whose agent ran `agent leave`:
+	// the member already removed everything the hub placed there, so the hub need
+	// not wait for confirmations while it removes the member's records.
+	AnnotationLeftCleanly = "cluster.flotilla.io/left-cleanly"
 )

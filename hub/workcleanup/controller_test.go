@@ -1,0 +1,25 @@
+package workcleanup
+
+import (
+	"testing"
+	"time"
+)
+
+func TestRemaining(t *testing.T) {
+	deleted := time.Date(2026, 11, 22, 4, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name string
+		now  time.Time
+		want time.Duration
+	}{
+		{"a fresh deletion waits the whole timeout", deleted, 5 * time.Minute},
+		{"the wait shrinks as time passes", deleted.Add(4 * time.Minute), time.Minute},
+		{"past the timeout the Work is let go", deleted.Add(6 * time.Minute), 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Remaining(deleted, tc.now, 5*time.Minute); got != tc.want {
+				t.Errorf("Remaining = %s, want %s", got, tc.want)
+			}
+		})
+	}
+}
