@@ -238,6 +238,15 @@ func TestAgentHeartbeatsAppliesReportsReconnectsAndDeletes(t *testing.T) {
 		}
 		return nil
 	})
+	// ...and the hub is told, so that it can let the deleted Work go.
+	sessiontest.Eventually(t, wait, func() error {
+		for _, r := range s2.Reports() {
+			if r.WorkName == "web" && r.Removed {
+				return nil
+			}
+		}
+		return fmt.Errorf("no removal confirmed among %d reports", len(s2.Reports()))
+	})
 
 	// Stopping says goodbye.
 	if err := a.stop(); err != nil {
