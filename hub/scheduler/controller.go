@@ -11,6 +11,7 @@ import (
 	"sort"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -323,7 +324,7 @@ func (r *Reconciler) applyBindings(ctx context.Context, crp *placementv1beta1.Cl
 				}
 			}
 		}
-		if err := r.setMisplaced(ctx, b, res.Misplaced[cluster]); err != nil {
+		if err := r.setMisplaced(ctx, crp, b, res.Misplaced[cluster]); err != nil {
 			return err
 		}
 	}
@@ -354,8 +355,10 @@ func (r *Reconciler) applyBindings(ctx context.Context, crp *placementv1beta1.Cl
 
 // setMisplaced records on the binding whether its cluster still matches (Kratix:
 // a misplaced workload is flagged, not moved).
-func (r *Reconciler) setMisplaced(ctx context.Context, b *placementv1beta1.ClusterResourceBinding, reason string) error {
+func (r *Reconciler) setMisplaced(ctx context.Context, crp *placementv1beta1.ClusterResourcePlacement, b *placementv1beta1.ClusterResourceBinding, reason string) error {
 	before := b.Status.DeepCopy()
+	wasMisplaced := conditions.Get(b.Status.Conditions, placementv1beta1.ConditionScheduled) != nil &&
+		conditions.Get(b.Status.Conditions, placementv1beta1.ConditionScheduled).Reason == placementv1beta1.ReasonMisplaced
 	if reason != "" {
 		conditions.Set(&b.Status.Conditions, placementv1beta1.ConditionScheduled, metav1.ConditionFalse, placementv1beta1.ReasonMisplaced, reason, b.Generation)
 	} else {
@@ -370,6 +373,14 @@ func (r *Reconciler) setMisplaced(ctx context.Context, b *placementv1beta1.Clust
 	}
 	if err := r.Client.Status().Update(ctx, b); err != nil {
 		return fmt.Errorf("failed to update binding status %s: %w", b.Name, err)
+	}
+	switch {
+	case reason != "" && !wasMisplaced:
+		r.Failover.event(crp, corev1.EventTypeWarning, placementv1beta1.ReasonMisplaced,
+			"misplaced on %s (kept, not moved): %s", b.Spec.TargetCluster, reason)
+	case reason == "" && wasMisplaced:
+		r.Failover.event(crp, corev1.EventTypeNormal, placementv1beta1.ReasonScheduled,
+			"%s matches the placement again", b.Spec.TargetCluster)
 	}
 	return nil
 }

@@ -224,6 +224,6 @@ func setEvicting(b *placementv1beta1.ClusterResourceBinding, msg string) {
 
 func (f *Failover) event(crp *placementv1beta1.ClusterResourcePlacement, eventType, reason, format string, args ...any) {
 	if f.Recorder != nil {
-		f.Recorder.Eventf(crp, nil, eventType, reason, "Evict", format, args...)
+		f.Recorder.Eventf(crp, nil, eventType, reason, "Schedule", format, args...)
 	}
 }

@@ -188,10 +188,10 @@ func (s *Server) watchdog(ctx context.Context, ms *memberSession) error {
 		case <-tick.C:
 		}
 		ms.mu.Lock()
-		silent := s.now().Sub(ms.lastHeartbeat)
+		last := ms.lastHeartbeat
 		ms.mu.Unlock()
-		if limit := time.Duration(s.opts.HeartbeatMisses) * ms.period; silent > limit {
-			ms.end(fmt.Sprintf("no heartbeat for %s (%d periods of %s)", silent.Round(time.Second), s.opts.HeartbeatMisses, ms.period))
+		if overdue, why := heartbeatOverdue(last, s.now(), ms.period, s.opts.HeartbeatMisses); overdue {
+			ms.end(why)
 			return nil
 		}
 		if s.now().Sub(lastRefresh) >= s.opts.StatusRefreshInterval {
@@ -390,4 +390,14 @@ func (s *Server) writeWorkStatus(ctx context.Context, ns string, rep tunnel.Stat
 		return s.direct.Status().Update(ctx, w)
 	})
 	return outcome, err
+}
+
+// heartbeatOverdue reports whether a member whose last heartbeat came at last is
+// to be taken as disconnected at now: more than misses periods have passed.
+func heartbeatOverdue(last, now time.Time, period time.Duration, misses int) (bool, string) {
+	silent := now.Sub(last)
+	if silent <= time.Duration(misses)*period {
+		return false, ""
+	}
+	return true, fmt.Sprintf("no heartbeat for %s (%d periods of %s)", silent.Round(time.Second), misses, period)
 }
