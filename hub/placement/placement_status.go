@@ -56,8 +56,13 @@ func (r *Reconciler) updateStatus(ctx context.Context, s *scope, before *placeme
 	if err := r.Client.Status().Update(ctx, crp); err != nil {
 		return fmt.Errorf("failed to update status: %w", err)
 	}
+	// Events mark what a user acts on: a condition turning True or False (the
+	// pending steps in between are in status, not in Events).
 	for _, t := range conditions.Changed(before.Status.Conditions, crp.Status.Conditions) {
 		c := conditions.Get(crp.Status.Conditions, t)
+		if c.Status == metav1.ConditionUnknown {
+			continue
+		}
 		eventType := corev1.EventTypeNormal
 		if c.Status == metav1.ConditionFalse {
 			eventType = corev1.EventTypeWarning

@@ -43,12 +43,12 @@ func IsCurrentTrue(conds []metav1.Condition, typ string, generation int64) bool 
 }
 
 // Changed lists the condition types whose status differs between two lists
-// (a type missing from one side counts as changed).
+// (a type missing from before counts as changed).
 func Changed(before, after []metav1.Condition) []string {
 	var out []string
 	for _, a := range after {
 		b := Get(before, a.Type)
-		if b == nil || b.Status != a.Status || b.Reason != a.Reason {
+		if b == nil || b.Status != a.Status {
 			out = append(out, a.Type)
 		}
 	}
