@@ -9,7 +9,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -24,6 +23,7 @@ import (
 
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
 	"github.com/flotilla-io/flotilla/hub/conflict"
+	"github.com/flotilla-io/flotilla/hub/enqueue"
 	"github.com/flotilla-io/flotilla/hub/resources"
 )
 
@@ -139,18 +139,11 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	changes := make(chan event.GenericEvent, 4096)
 	lg := mgr.GetLogger().WithName("placement")
 	r.Resources.OnChange(func(c resources.Change) { r.enqueueSelecting(mgr.GetClient(), lg, changes, c) })
-	byPlacementLabel := handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
-		name := o.GetLabels()[placementv1beta1.LabelPlacementName]
-		if name == "" || o.GetLabels()[placementv1beta1.LabelPlacementNamespace] != "" {
-			return nil
-		}
-		return []reconcile.Request{{NamespacedName: types.NamespacedName{Name: name}}}
-	})
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("placement").
 		For(&placementv1beta1.ClusterResourcePlacement{}, builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, predicate.LabelChangedPredicate{}, deletingPredicate()))).
-		Watches(&placementv1beta1.ClusterResourceBinding{}, byPlacementLabel).
-		Watches(&placementv1beta1.ClusterSchedulingPolicySnapshot{}, byPlacementLabel).
+		Watches(&placementv1beta1.ClusterResourceBinding{}, enqueue.ByPlacementLabel()).
+		Watches(&placementv1beta1.ClusterSchedulingPolicySnapshot{}, enqueue.ByPlacementLabel()).
 		WatchesRawSource(source.Channel(changes, &handler.EnqueueRequestForObject{})).
 		Complete(conflict.RequeueOnConflict(r))
 }

@@ -9,14 +9,13 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
 	"github.com/flotilla-io/flotilla/hub/conflict"
+	"github.com/flotilla-io/flotilla/hub/enqueue"
 	"github.com/flotilla-io/flotilla/pkg/conditions"
 )
 
@@ -93,17 +92,10 @@ func (r *Reconciler) latestSnapshot(ctx context.Context, placement string) (*pla
 
 // SetupWithManager registers the controller.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
-	byPlacement := handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
-		name := o.GetLabels()[placementv1beta1.LabelPlacementName]
-		if name == "" || o.GetLabels()[placementv1beta1.LabelPlacementNamespace] != "" {
-			return nil
-		}
-		return []reconcile.Request{{NamespacedName: types.NamespacedName{Name: name}}}
-	})
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("rollout").
 		For(&placementv1beta1.ClusterResourcePlacement{}).
-		Watches(&placementv1beta1.ClusterResourceBinding{}, byPlacement).
-		Watches(&placementv1beta1.ClusterResourceSnapshot{}, byPlacement).
+		Watches(&placementv1beta1.ClusterResourceBinding{}, enqueue.ByPlacementLabel()).
+		Watches(&placementv1beta1.ClusterResourceSnapshot{}, enqueue.ByPlacementLabel()).
 		Complete(conflict.RequeueOnConflict(r))
 }

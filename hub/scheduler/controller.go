@@ -16,7 +16,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -27,6 +26,7 @@ import (
 	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
 	"github.com/flotilla-io/flotilla/hub/conflict"
+	"github.com/flotilla-io/flotilla/hub/enqueue"
 	"github.com/flotilla-io/flotilla/hub/scheduler/framework"
 	"github.com/flotilla-io/flotilla/hub/schedulinggroup"
 	"github.com/flotilla-io/flotilla/pkg/conditions"
@@ -406,31 +406,13 @@ func (r *Reconciler) setScheduled(ctx context.Context, snap *placementv1beta1.Cl
 // bindings, and every MemberCluster and Location change (which may change where
 // anything fits).
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
-	byPlacement := handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
-		name := o.GetLabels()[placementv1beta1.LabelPlacementName]
-		if name == "" || o.GetLabels()[placementv1beta1.LabelPlacementNamespace] != "" {
-			return nil
-		}
-		return []reconcile.Request{{NamespacedName: types.NamespacedName{Name: name}}}
-	})
-	allPlacements := handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, _ client.Object) []reconcile.Request {
-		list := &placementv1beta1.ClusterResourcePlacementList{}
-		if err := mgr.GetClient().List(ctx, list); err != nil {
-			return nil
-		}
-		reqs := make([]reconcile.Request, 0, len(list.Items))
-		for _, p := range list.Items {
-			reqs = append(reqs, reconcile.Request{NamespacedName: types.NamespacedName{Name: p.Name}})
-		}
-		return reqs
-	})
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("scheduler").
 		For(&placementv1beta1.ClusterResourcePlacement{}).
-		Watches(&placementv1beta1.ClusterSchedulingPolicySnapshot{}, byPlacement).
-		Watches(&placementv1beta1.ClusterResourceBinding{}, allPlacements).
-		Watches(&clusterv1beta1.MemberCluster{}, allPlacements).
-		Watches(&clusterv1beta1.Location{}, allPlacements).
+		Watches(&placementv1beta1.ClusterSchedulingPolicySnapshot{}, enqueue.ByPlacementLabel()).
+		Watches(&placementv1beta1.ClusterResourceBinding{}, enqueue.AllPlacements(mgr.GetClient())).
+		Watches(&clusterv1beta1.MemberCluster{}, enqueue.AllPlacements(mgr.GetClient())).
+		Watches(&clusterv1beta1.Location{}, enqueue.AllPlacements(mgr.GetClient())).
 		Watches(&placementv1beta1.ClusterResourcePlacementEviction{}, handler.EnqueueRequestsFromMapFunc(placementOfEviction)).
 		Complete(conflict.RequeueOnConflict(r))
 }

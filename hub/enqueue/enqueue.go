@@ -1,0 +1,46 @@
+// Package enqueue holds the watch mappings the placement-pipeline controllers
+// share: from an object labelled with its placement to that placement, and from
+// any change that may affect every placement to all of them.
+package enqueue
+
+import (
+	"context"
+
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+)
+
+// PlacementOf maps an object labelled placement.flotilla.io/placement-name (a
+// snapshot, binding or Work of a ClusterResourcePlacement) to its placement.
+func PlacementOf(_ context.Context, o client.Object) []reconcile.Request {
+	name := o.GetLabels()[placementv1beta1.LabelPlacementName]
+	if name == "" || o.GetLabels()[placementv1beta1.LabelPlacementNamespace] != "" {
+		return nil
+	}
+	return []reconcile.Request{{NamespacedName: types.NamespacedName{Name: name}}}
+}
+
+// ByPlacementLabel enqueues the placement an object belongs to.
+func ByPlacementLabel() handler.EventHandler {
+	return handler.EnqueueRequestsFromMapFunc(PlacementOf)
+}
+
+// AllPlacements enqueues every ClusterResourcePlacement, for changes (a member
+// cluster, a Location) that may change where any of them fits.
+func AllPlacements(c client.Reader) handler.EventHandler {
+	return handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, _ client.Object) []reconcile.Request {
+		list := &placementv1beta1.ClusterResourcePlacementList{}
+		if err := c.List(ctx, list); err != nil {
+			return nil
+		}
+		reqs := make([]reconcile.Request, 0, len(list.Items))
+		for _, p := range list.Items {
+			reqs = append(reqs, reconcile.Request{NamespacedName: types.NamespacedName{Name: p.Name}})
+		}
+		return reqs
+	})
+}

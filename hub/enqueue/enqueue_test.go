@@ -1,0 +1,34 @@
+package enqueue
+
+import (
+	"context"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+)
+
+func TestPlacementOf(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		labels map[string]string
+		want   []reconcile.Request
+	}{
+		{"a labelled object maps to its placement", map[string]string{placementv1beta1.LabelPlacementName: "web"},
+			[]reconcile.Request{{NamespacedName: types.NamespacedName{Name: "web"}}}},
+		{"an unlabelled object maps to nothing", nil, nil},
+		{"a namespaced placement's object is not a ClusterResourcePlacement's",
+			map[string]string{placementv1beta1.LabelPlacementName: "web", placementv1beta1.LabelPlacementNamespace: "team"}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := &placementv1beta1.ClusterResourceBinding{ObjectMeta: metav1.ObjectMeta{Labels: tc.labels}}
+			if diff := cmp.Diff(tc.want, PlacementOf(context.Background(), b)); diff != "" {
+				t.Errorf("PlacementOf (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
