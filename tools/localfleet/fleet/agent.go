@@ -72,18 +72,14 @@ func (f *Fleet) startAgent(ctx context.Context, st *State, member string) error 
 		return err
 	}
 	// Watch the first seconds, when a bad identity or flag makes the agent exit.
-	deadline := time.Now().Add(2 * time.Second)
-	for time.Now().Before(deadline) {
-		if !p.running() {
-			return fmt.Errorf("the agent of %s exited at start; see %s", member, p.LogFile)
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(200 * time.Millisecond):
-		}
+	select {
+	case <-p.exited:
+		return fmt.Errorf("the agent of %s exited at start; see %s", member, p.LogFile)
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(2 * time.Second):
+		return nil
 	}
-	return nil
 }
 
 // StopAgent kills one member's agent (for fault tests).

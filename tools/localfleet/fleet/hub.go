@@ -103,8 +103,10 @@ func (f *Fleet) startHub(ctx context.Context, st *State) error {
 		return err
 	}
 	return waitFor(ctx, 60*time.Second, func() error {
-		if !p.running() {
+		select {
+		case <-p.exited:
 			return fmt.Errorf("the hub exited; see %s", p.LogFile)
+		default:
 		}
 		resp, err := http.Get("http://" + st.HubHealthAddress + "/readyz")
 		if err != nil {

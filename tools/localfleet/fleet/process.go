@@ -33,8 +33,9 @@ func startProcess(binary string, args []string, logFile string, env []string) (P
 		return Process{}, fmt.Errorf("failed to start %s: %w", binary, err)
 	}
 	// Reap the child if this process lives long enough (tests); otherwise init does.
-	go func() { _ = cmd.Wait() }()
-	return Process{PID: cmd.Process.Pid, Binary: binary, Args: args, LogFile: logFile}, nil
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
+	return Process{PID: cmd.Process.Pid, Binary: binary, Args: args, LogFile: logFile, exited: exited}, nil
 }
 
 // running reports whether p is alive and still the program we started (a reused

@@ -36,6 +36,11 @@ type Process struct {
 	Binary  string   `json:"binary"`
 	Args    []string `json:"args"`
 	LogFile string   `json:"logFile"`
+
+	// exited closes when the process ends, in the process that started it. (Right
+	// after start /proc still shows the starter's command line until the child
+	// has exec'd, so running() cannot tell a fresh process from a dead one.)
+	exited <-chan struct{}
 }
 
 func (f *Fleet) statePath() string { return filepath.Join(f.opts.Dir, "state.json") }
