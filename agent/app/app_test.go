@@ -90,7 +90,7 @@ func freeAddress(t *testing.T) string {
 	return l.Addr().String()
 }
 
-func TestCommandsRefuseBadInputWithOneLineThatSaysWhatToDo(t *testing.T) {
+func TestCommandsRefuseBadInputWithOneLineThatNamesTheFix(t *testing.T) {
 	tests := []struct {
 		name string
 		args []string

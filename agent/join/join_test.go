@@ -192,7 +192,7 @@ func sortedStrings(s []string) []string {
 	return out
 }
 
-func TestJoinFailsWithOneLineThatSaysWhatToDo(t *testing.T) {
+func TestJoinFailsWithOneLineThatNamesTheFix(t *testing.T) {
 	hub := sessiontest.Start(t, sessiontest.Options{})
 	other := sessiontest.NewCA(t)
 	closed := closedAddress(t)
@@ -306,7 +306,7 @@ func TestLeaveRemovesTheWorksTellsTheHubAndForgetsTheIdentity(t *testing.T) {
 	}
 }
 
-func TestLeaveWithTheHubGoneStillCleansUpAndSaysWhatToDoOnTheHub(t *testing.T) {
+func TestLeaveWithTheHubGoneStillCleansUpAndNamesTheStepOnTheHub(t *testing.T) {
 	ctx := testContext(t)
 	forgetIdentity(t)
 	hub := sessiontest.Start(t, sessiontest.Options{})

@@ -22,6 +22,7 @@ import (
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
 	"github.com/flotilla-io/flotilla/hub/eviction"
 	"github.com/flotilla-io/flotilla/pkg/conditions"
+	"github.com/flotilla-io/flotilla/pkg/testenv"
 )
 
 // startEvictionController runs the eviction controller alone: evictions execute,
@@ -211,7 +212,7 @@ func TestCordonDrainUncordon(t *testing.T) {
 		if n := cordonTaints(t, "drain-1"); n != 0 {
 			t.Errorf("drain-1 has %d cordon taints, want 0", n)
 		}
-		eventually(t, 10*time.Second, func() error {
+		testenv.Eventually(t, 10*time.Second, func() error {
 			if left := drainEvictions(t, "drain-1"); len(left) > 0 {
 				return fmt.Errorf("drain evictions left: %v", left)
 			}

@@ -16,9 +16,7 @@ import (
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
@@ -40,48 +38,12 @@ func TestMain(m *testing.M) {
 // startHub runs every hub controller against the test API server.
 func startHub(t *testing.T) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
 	opts := NewOptions()
 	opts.ReplicaName = "test-hub"
 	opts.TunnelBindAddress = "127.0.0.1:0"
 	// No agent confirms removals here: let deleted Works go at once.
 	opts.WorkCleanupTimeout = time.Second
-	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{
-		Scheme:                 env.Scheme,
-		Metrics:                metricsserver.Options{BindAddress: "0"},
-		HealthProbeBindAddress: "0",
-		// Each test runs its own manager with the same controller names.
-		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := setupHub(ctx, mgr, opts); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("manager: %v", err)
-		}
-	})
-}
-
-func eventually(t *testing.T, timeout time.Duration, check func() error) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		err := check()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("not within %s: %v", timeout, err)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	env.StartManager(t, func(mgr ctrl.Manager) error { return setupHub(context.Background(), mgr, opts) })
 }
 
 // readyMember creates a joined, connected, healthy MemberCluster and its namespace.
@@ -134,7 +96,7 @@ func TestPipelineFromPlacementToWorkAndBack(t *testing.T) {
 
 	work := &placementv1beta1.Work{}
 	workKey := types.NamespacedName{Namespace: clusterv1beta1.MemberNamespace("alpha"), Name: "app-work"}
-	eventually(t, 30*time.Second, func() error {
+	testenv.Eventually(t, 30*time.Second, func() error {
 		if err := c.Get(ctx, workKey, work); err != nil {
 			return err
 		}
@@ -153,7 +115,7 @@ func TestPipelineFromPlacementToWorkAndBack(t *testing.T) {
 	if err := c.Status().Update(ctx, work); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 30*time.Second, func() error {
+	testenv.Eventually(t, 30*time.Second, func() error {
 		got := &placementv1beta1.ClusterResourcePlacement{}
 		if err := c.Get(ctx, types.NamespacedName{Name: "app"}, got); err != nil {
 			return err
@@ -182,7 +144,7 @@ func TestPipelineFromPlacementToWorkAndBack(t *testing.T) {
 	if err := c.Update(ctx, cm); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 30*time.Second, func() error {
+	testenv.Eventually(t, 30*time.Second, func() error {
 		if err := c.Get(ctx, workKey, work); err != nil {
 			return err
 		}
@@ -198,7 +160,7 @@ func TestPipelineFromPlacementToWorkAndBack(t *testing.T) {
 	if err := c.Delete(ctx, crp); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 30*time.Second, func() error {
+	testenv.Eventually(t, 30*time.Second, func() error {
 		if err := c.Get(ctx, workKey, &placementv1beta1.Work{}); err == nil {
 			return fmt.Errorf("the Work still exists")
 		}
@@ -267,8 +229,8 @@ func TestSchedulingGroupGoesWhereItsOwnSelectorsSay(t *testing.T) {
 			return nil
 		}
 	}
-	eventually(t, 30*time.Second, manifestNames("gamma", "grp-work"))
-	eventually(t, 30*time.Second, manifestNames("delta", "grp-database-work"))
+	testenv.Eventually(t, 30*time.Second, manifestNames("gamma", "grp-work"))
+	testenv.Eventually(t, 30*time.Second, manifestNames("delta", "grp-database-work"))
 	for member, work := range map[string]string{"gamma": "grp-database-work", "delta": "grp-work"} {
 		if err := c.Get(ctx, types.NamespacedName{Namespace: clusterv1beta1.MemberNamespace(member), Name: work}, &placementv1beta1.Work{}); err == nil {
 			t.Errorf("%s got %s", member, work)
@@ -325,7 +287,7 @@ func TestRebalanceMovesAPlacementOnlyWhenAsked(t *testing.T) {
 			return nil
 		}
 	}
-	eventually(t, 30*time.Second, boundTo("r-two"))
+	testenv.Eventually(t, 30*time.Second, boundTo("r-two"))
 
 	// r-one becomes the better cluster: the placement stays put.
 	relabel := func(name string, mutate func(map[string]string)) {
@@ -358,7 +320,7 @@ func TestRebalanceMovesAPlacementOnlyWhenAsked(t *testing.T) {
 	if err := c.Patch(ctx, crp, patch); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 30*time.Second, boundTo("r-one"))
+	testenv.Eventually(t, 30*time.Second, boundTo("r-one"))
 }
 
 // A member that leaves loses its bindings and Work, then its namespace, and only
@@ -386,8 +348,8 @@ func TestLeavingMemberIsRemovedInOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	workKey := types.NamespacedName{Namespace: clusterv1beta1.MemberNamespace("leaver"), Name: "lv-work"}
-	eventually(t, 30*time.Second, func() error { return c.Get(ctx, workKey, &placementv1beta1.Work{}) })
-	eventually(t, 10*time.Second, func() error {
+	testenv.Eventually(t, 30*time.Second, func() error { return c.Get(ctx, workKey, &placementv1beta1.Work{}) })
+	testenv.Eventually(t, 10*time.Second, func() error {
 		mc := &clusterv1beta1.MemberCluster{}
 		if err := c.Get(ctx, types.NamespacedName{Name: "leaver"}, mc); err != nil {
 			return err
@@ -400,7 +362,7 @@ func TestLeavingMemberIsRemovedInOrder(t *testing.T) {
 	if err := c.Delete(ctx, &clusterv1beta1.MemberCluster{ObjectMeta: metav1.ObjectMeta{Name: "leaver"}}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 60*time.Second, func() error {
+	testenv.Eventually(t, 60*time.Second, func() error {
 		if err := c.Get(ctx, types.NamespacedName{Name: "leaver"}, &clusterv1beta1.MemberCluster{}); err == nil {
 			return fmt.Errorf("the MemberCluster still exists")
 		}

@@ -14,6 +14,7 @@ import (
 
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
 	"github.com/flotilla-io/flotilla/pkg/conditions"
+	"github.com/flotilla-io/flotilla/pkg/testenv"
 )
 
 // Evictions that make no sense are refused for good, with the reason.
@@ -128,7 +129,7 @@ func TestBudgetBlocksAnEvictionUntilItAllows(t *testing.T) {
 		"ClusterResourcePlacement bud-app leaves member cluster bud-1 and is not placed there again until this eviction is deleted"; executed.Message != want {
 		t.Errorf("Executed message = %q, want %q", executed.Message, want)
 	}
-	eventually(t, 10*time.Second, func() error { return evictedEvent("bud-app") })
+	testenv.Eventually(t, 10*time.Second, func() error { return evictedEvent("bud-app") })
 	if got := evictionsCounted(t); got != counted+1 {
 		t.Errorf("flotilla_evictions_total{reason=manual} = %v, want %v", got, counted+1)
 	}
@@ -163,7 +164,7 @@ func TestConcurrentEvictionsShareTheBudget(t *testing.T) {
 	create(t, newEviction("pair-evict-1", "pair-app", "pair-1"))
 	create(t, newEviction("pair-evict-2", "pair-app", "pair-2"))
 
-	eventually(t, 30*time.Second, func() error {
+	testenv.Eventually(t, 30*time.Second, func() error {
 		executed, blocked := 0, ""
 		for _, name := range []string{"pair-evict-1", "pair-evict-2"} {
 			ev := &placementv1beta1.ClusterResourcePlacementEviction{}

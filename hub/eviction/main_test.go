@@ -11,13 +11,10 @@ import (
 	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
@@ -46,27 +43,22 @@ func TestMain(m *testing.M) {
 // rollout, work generator), so that executed evictions move placements.
 func startControllers(t *testing.T, pipeline bool) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{
-		Scheme:                 env.Scheme,
-		Metrics:                metricsserver.Options{BindAddress: "0"},
-		HealthProbeBindAddress: "0",
-		// Each test runs its own manager with the same controller names.
-		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	env.StartManager(t, func(mgr ctrl.Manager) error { return setupControllers(mgr, pipeline) })
+}
+
+// setupControllers registers the eviction controller and, with pipeline, the
+// placement pipeline.
+func setupControllers(mgr ctrl.Manager, pipeline bool) error {
 	controllers := []interface{ SetupWithManager(ctrl.Manager) error }{
 		&eviction.Reconciler{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder("eviction"), RetryInterval: time.Second},
 	}
 	if pipeline {
 		watcher, err := resources.NewWatcher(mgr.GetConfig(), mgr.GetLogger().WithName("resources"), resources.Options{})
 		if err != nil {
-			t.Fatal(err)
+			return err
 		}
 		if err := mgr.Add(watcher); err != nil {
-			t.Fatal(err)
+			return err
 		}
 		controllers = append(controllers,
 			&placement.Reconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorder("placement"), Resources: watcher},
@@ -79,34 +71,10 @@ func startControllers(t *testing.T, pipeline bool) {
 	}
 	for _, c := range controllers {
 		if err := c.SetupWithManager(mgr); err != nil {
-			t.Fatal(err)
+			return err
 		}
 	}
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("manager: %v", err)
-		}
-	})
-}
-
-// eventually polls check until it returns nil, and fails the test if it still
-// does not after timeout.
-func eventually(t *testing.T, timeout time.Duration, check func() error) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		err := check()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("not within %s: %v", timeout, err)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	return nil
 }
 
 func create(t *testing.T, obj client.Object) {
@@ -196,7 +164,7 @@ func conditionOf(name, typ string) (*metav1.Condition, error) {
 func waitForCondition(t *testing.T, name, typ string, status metav1.ConditionStatus, reason string) *metav1.Condition {
 	t.Helper()
 	var got *metav1.Condition
-	eventually(t, 30*time.Second, func() error {
+	testenv.Eventually(t, 30*time.Second, func() error {
 		c, err := conditionOf(name, typ)
 		if err != nil {
 			return err

@@ -16,6 +16,7 @@ import (
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
 	"github.com/flotilla-io/flotilla/hub/workgen"
 	"github.com/flotilla-io/flotilla/pkg/conditions"
+	"github.com/flotilla-io/flotilla/pkg/testenv"
 )
 
 // activeClusters returns the clusters of the placement's active bindings.
@@ -53,7 +54,7 @@ func TestEvictionMovesAPickNPlacement(t *testing.T) {
 	create(t, newPlacement("move-app", policy))
 
 	// Without a Rand the scheduler picks the first by name.
-	eventually(t, 30*time.Second, func() error {
+	testenv.Eventually(t, 30*time.Second, func() error {
 		got, err := activeClusters("move-app")
 		if err != nil {
 			return err
@@ -65,7 +66,7 @@ func TestEvictionMovesAPickNPlacement(t *testing.T) {
 	})
 	// The member reports the Work available.
 	work := &placementv1beta1.Work{}
-	eventually(t, 30*time.Second, func() error {
+	testenv.Eventually(t, 30*time.Second, func() error {
 		if err := env.Client.Get(ctx, types.NamespacedName{Namespace: clusterv1beta1.MemberNamespace("move-1"), Name: workgen.WorkName("move-app")}, work); err != nil {
 			return err
 		}
@@ -73,7 +74,7 @@ func TestEvictionMovesAPickNPlacement(t *testing.T) {
 		conditions.Set(&work.Status.Conditions, placementv1beta1.ConditionAvailable, metav1.ConditionTrue, placementv1beta1.ReasonAvailable, "test", work.Generation)
 		return env.Client.Status().Update(ctx, work)
 	})
-	eventually(t, 30*time.Second, func() error {
+	testenv.Eventually(t, 30*time.Second, func() error {
 		b := &placementv1beta1.ClusterResourceBinding{}
 		if err := env.Client.Get(ctx, types.NamespacedName{Name: "move-app-move-1"}, b); err != nil {
 			return err
@@ -104,7 +105,7 @@ func TestEvictionMovesAPickNPlacement(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitForCondition(t, "move-evict", placementv1beta1.ConditionEvictionExecuted, metav1.ConditionTrue, placementv1beta1.ReasonEvicted)
-	eventually(t, 30*time.Second, func() error {
+	testenv.Eventually(t, 30*time.Second, func() error {
 		got, err := activeClusters("move-app")
 		if err != nil {
 			return err
@@ -115,7 +116,7 @@ func TestEvictionMovesAPickNPlacement(t *testing.T) {
 		return nil
 	})
 	// The binding to move-1 was unscheduled, and with its Work it goes.
-	eventually(t, 30*time.Second, func() error {
+	testenv.Eventually(t, 30*time.Second, func() error {
 		if err := env.Client.Get(ctx, types.NamespacedName{Namespace: clusterv1beta1.MemberNamespace("move-1"), Name: workgen.WorkName("move-app")}, &placementv1beta1.Work{}); err == nil {
 			return fmt.Errorf("the Work on move-1 still exists")
 		}
@@ -125,7 +126,7 @@ func TestEvictionMovesAPickNPlacement(t *testing.T) {
 		return nil
 	})
 	// The policy snapshot says why move-1 was left.
-	eventually(t, 30*time.Second, func() error {
+	testenv.Eventually(t, 30*time.Second, func() error {
 		list := &placementv1beta1.ClusterSchedulingPolicySnapshotList{}
 		if err := env.Client.List(ctx, list, client.MatchingLabels{placementv1beta1.LabelPlacementName: "move-app", placementv1beta1.LabelIsLatestSnapshot: "true"}); err != nil {
 			return err

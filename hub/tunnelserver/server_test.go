@@ -23,7 +23,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
@@ -45,21 +44,6 @@ func TestMain(m *testing.M) {
 	}))
 }
 
-func eventually(t *testing.T, timeout time.Duration, check func() error) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		err := check()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("not within %s: %v", timeout, err)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
-
 // startServer runs a tunnel server against the test API server and returns its address.
 func startServer(t *testing.T) string {
 	t.Helper()
@@ -69,23 +53,15 @@ func startServer(t *testing.T) string {
 	}
 	addr := l.Addr().String()
 	l.Close()
-	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{Scheme: env.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := New(Options{Namespace: clusterv1beta1.HubNamespace, ReplicaName: "test", BindAddress: addr, StatusRefreshInterval: time.Hour},
-		mgr.GetClient(), env.Client, mgr.GetCache(), prometheus.NewRegistry(), mgr.GetEventRecorder("tunnel"), ctrl.Log.WithName("tunnel"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := mgr.Add(srv); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
-	eventually(t, 30*time.Second, func() error {
+	env.StartManager(t, func(mgr ctrl.Manager) error {
+		srv, err := New(Options{Namespace: clusterv1beta1.HubNamespace, ReplicaName: "test", BindAddress: addr, StatusRefreshInterval: time.Hour},
+			mgr.GetClient(), env.Client, mgr.GetCache(), prometheus.NewRegistry(), mgr.GetEventRecorder("tunnel"), ctrl.Log.WithName("tunnel"))
+		if err != nil {
+			return err
+		}
+		return mgr.Add(srv)
+	})
+	testenv.Eventually(t, 30*time.Second, func() error {
 		c, err := net.Dial("tcp", addr)
 		if err != nil {
 			return err
@@ -104,7 +80,7 @@ func joinMember(t *testing.T, addr, name string) (tls.Certificate, *x509.CertPoo
 		t.Fatal(err)
 	}
 	info := &corev1.ConfigMap{}
-	eventually(t, 10*time.Second, func() error {
+	testenv.Eventually(t, 10*time.Second, func() error {
 		return env.Client.Get(ctx, types.NamespacedName{Namespace: clusterv1beta1.HubNamespace, Name: InfoConfigMapName}, info)
 	})
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
@@ -209,7 +185,7 @@ func TestHeartbeatsAreKeptInMemoryAndSilenceDisconnects(t *testing.T) {
 		t.Fatal(err)
 	}
 	heartbeat(t, s, 1)
-	eventually(t, 10*time.Second, func() error {
+	testenv.Eventually(t, 10*time.Second, func() error {
 		mc := member(t, "alpha")
 		if !conditions.IsTrue(mc.Status.Conditions, clusterv1beta1.ConditionAgentConnected) ||
 			!conditions.IsTrue(mc.Status.Conditions, clusterv1beta1.ConditionHealthy) ||
@@ -228,7 +204,7 @@ func TestHeartbeatsAreKeptInMemoryAndSilenceDisconnects(t *testing.T) {
 	}
 	// Silence: no heartbeat for 3 periods of 1s.
 	silent := time.Now()
-	eventually(t, 10*time.Second, func() error {
+	testenv.Eventually(t, 10*time.Second, func() error {
 		c := conditions.Get(member(t, "alpha").Status.Conditions, clusterv1beta1.ConditionAgentConnected)
 		if c == nil || c.Status != metav1.ConditionFalse || c.Reason != clusterv1beta1.ReasonHeartbeatTimeout {
 			return fmt.Errorf("AgentConnected: %+v", c)
@@ -298,7 +274,7 @@ func TestWorkIsSyncedByDifferenceAndStatusIsRecorded(t *testing.T) {
 	if err := s.Status().Send(tunnel.StatusReport{WorkName: "held", Hash: workhash.Of(&held.Spec), Status: raw}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 10*time.Second, func() error {
+	testenv.Eventually(t, 10*time.Second, func() error {
 		w := &placementv1beta1.Work{}
 		if err := env.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: "held"}, w); err != nil {
 			return err
