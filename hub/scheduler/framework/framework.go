@@ -46,6 +46,9 @@ type entry struct {
 // implements no extension point: both are programming errors.
 func NewWithPlugins(opts Options, plugins ...Plugin) *Framework {
 	f := &Framework{opts: opts.WithDefaults()}
+	if len(plugins) > 64 {
+		panic(fmt.Sprintf("%d scheduler plugins registered; at most 64 are supported", len(plugins)))
+	}
 	seen := map[string]bool{}
 	for _, p := range plugins {
 		name := p.Name()

@@ -163,7 +163,8 @@ func TestPickNReportsScores(t *testing.T) {
 		ClusterName:  "prod-1",
 		Selected:     true,
 		ClusterScore: &placementv1beta1.ClusterScore{AffinityScore: ft.Ptr[int32](10), TopologySpreadScore: ft.Ptr[int32](0)},
-		Reason:       "picked: among the best-scoring clusters that match the scheduling policy",
+		Reason:        "picked: among the best-scoring clusters that match the scheduling policy",
+		PassedFilters: []string{"ClusterEligibility"},
 	}
 	if diff := cmp.Diff(want, decisionOf(t, res, "prod-1")); diff != "" {
 		t.Errorf("decision (-want +got):\n%s", diff)
