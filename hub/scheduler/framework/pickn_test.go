@@ -160,9 +160,9 @@ func TestPickN(t *testing.T) {
 func TestPickNReportsScores(t *testing.T) {
 	res := run(t, ft.Input(pickN(1, preferring(10, "env", "prod"), preferring(3, "env", "dev")), fleet()...))
 	want := placementv1beta1.ClusterDecision{
-		ClusterName:  "prod-1",
-		Selected:     true,
-		ClusterScore: &placementv1beta1.ClusterScore{AffinityScore: ft.Ptr[int32](10), TopologySpreadScore: ft.Ptr[int32](0)},
+		ClusterName:   "prod-1",
+		Selected:      true,
+		ClusterScore:  &placementv1beta1.ClusterScore{AffinityScore: ft.Ptr[int32](10), TopologySpreadScore: ft.Ptr[int32](0)},
 		Reason:        "picked: among the best-scoring clusters that match the scheduling policy",
 		PassedFilters: []string{"ClusterEligibility"},
 	}
