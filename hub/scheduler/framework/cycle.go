@@ -271,7 +271,8 @@ func (c *cycle) filter(ctx context.Context) error {
 			if st.IsError() {
 				return fmt.Errorf("plugin %s failed to filter cluster %s: %w", e.name, ci.Name, st.AsError())
 			}
-			if !st.IsRejection() {
+			// A bound cluster already selected is what the plugin expects: it passed.
+			if !st.IsRejection() || (ci.Bound && st.Code() == ClusterAlreadySelected) {
 				r.passed |= 1 << i
 				continue
 			}

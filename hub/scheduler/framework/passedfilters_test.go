@@ -36,7 +36,7 @@ func TestDecisionsNameThePassedFiltersAndTheLocation(t *testing.T) {
 		{"a bound cluster runs every filter and lists the ones it passes",
 			requiredLabels(placementv1beta1.PickN, map[string]string{"env": "prod"}),
 			[]clusterv1beta1.MemberCluster{ft.Cluster("a", ft.Labels("env", "prod"), tainted)}, []string{"a"}, "a",
-			[]string{"ClusterAffinity", "ClusterEligibility"}, ""},
+			[]string{"SamePlacementAntiAffinity", "ClusterAffinity", "ClusterEligibility"}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.policy != nil && tc.policy.PlacementType == placementv1beta1.PickN {
