@@ -72,16 +72,21 @@ func getPlacement(ctx context.Context, c client.Client, ref placementRef) (*load
 		}
 		return nil, fmt.Errorf("failed to get %s: %w", ref, err)
 	}
+	return placementFromRaw(ref, u.Object)
+}
+
+// placementFromRaw reads a placement from its raw object.
+func placementFromRaw(ref placementRef, raw map[string]any) (*loadedPlacement, error) {
 	var obj placementv1beta1.PlacementObj
 	if ref.Namespace == "" {
 		obj = &placementv1beta1.ClusterResourcePlacement{}
 	} else {
 		obj = &placementv1beta1.ResourcePlacement{}
 	}
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, obj); err != nil {
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(raw, obj); err != nil {
 		return nil, fmt.Errorf("failed to read %s: %w", ref, err)
 	}
-	return &loadedPlacement{ref: ref, obj: obj, raw: u.Object, spec: obj.GetPlacementSpec(), stat: obj.GetPlacementStatus()}, nil
+	return &loadedPlacement{ref: ref, obj: obj, raw: raw, spec: obj.GetPlacementSpec(), stat: obj.GetPlacementStatus()}, nil
 }
 
 // latestPolicySnapshot returns the placement's latest scheduling policy

@@ -47,6 +47,13 @@ func printStatus(ctx context.Context, c client.Client, ref placementRef, out io.
 	if err != nil {
 		return err
 	}
+	statusTree(pl, p, now).print(out)
+	return nil
+}
+
+// statusTree builds the placement's status tree.
+func statusTree(pl *loadedPlacement, p painter, now time.Time) *node {
+	ref := pl.ref
 	gen := pl.obj.GetGeneration()
 	root := &node{text: p.bold(ref.String()) + " " + p.faint(placementSummary(pl))}
 	if !pl.obj.GetDeletionTimestamp().IsZero() {
@@ -96,8 +103,7 @@ func printStatus(ctx context.Context, c client.Client, ref placementRef, out io.
 			addPatchDetails(n, d.ObservedDiffs)
 		}
 	}
-	root.print(out)
-	return nil
+	return root
 }
 
 // placementSummary is the header's detail: generation, policy and resources.
