@@ -74,8 +74,8 @@ manifests: $(CONTROLLER_GEN) ## Generate CRDs into manifests/crds.
 ##@ Build and test
 
 .PHONY: build
-build: ## Build the hub and agent binaries into bin/.
-	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN_DIR)/ ./hub ./agent
+build: ## Build the hub, the agent and the kubectl plugin (kubectl-flotilla) into bin/.
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN_DIR)/ ./hub ./agent ./hub/kubectl-flotilla
 
 .PHONY: verify
 verify: $(CONTROLLER_GEN) ## gofmt, go vet, and generated files up to date.

@@ -58,6 +58,10 @@ type Options struct {
 	// APIServerTimeout bounds the start-up check that the API server is reachable.
 	// Default: 30s.
 	APIServerTimeout time.Duration
+	// NewMemberGrace is how long after joining a member that has not been healthy
+	// yet gets no not-ready taint (its first heartbeat may come before its agent
+	// has probed the member API server). 0 taints at once. Default: 30s.
+	NewMemberGrace time.Duration
 }
 
 // NewOptions returns Options with every default filled in.
@@ -82,6 +86,7 @@ func NewOptions() *Options {
 		EvictionRate:                1,
 		EvictionBurst:               10,
 		WorkCleanupTimeout:          5 * time.Minute,
+		NewMemberGrace:              30 * time.Second,
 	}
 }
 
@@ -103,6 +108,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.Float64Var(&o.EvictionRate, "eviction-rate", o.EvictionRate, "Taint evictions per second across the fleet.")
 	fs.IntVar(&o.EvictionBurst, "eviction-burst", o.EvictionBurst, "Taint evictions allowed at once before --eviction-rate paces them.")
 	fs.DurationVar(&o.WorkCleanupTimeout, "work-cleanup-timeout", o.WorkCleanupTimeout, "How long a deleted Work waits for its member to confirm its objects are removed.")
+	fs.DurationVar(&o.NewMemberGrace, "new-member-grace", o.NewMemberGrace, "How long after joining a member that has not been healthy yet gets no not-ready taint; 0 taints at once.")
 	fs.DurationVar(&o.APIServerTimeout, "apiserver-timeout", o.APIServerTimeout, "How long to wait for the API server at start-up.")
 }
 
@@ -146,6 +152,9 @@ func (o *Options) Validate() error {
 	}
 	if o.EvictionRate <= 0 || o.EvictionBurst < 1 {
 		return fmt.Errorf("--eviction-rate must be positive and --eviction-burst at least 1, got %g and %d", o.EvictionRate, o.EvictionBurst)
+	}
+	if o.NewMemberGrace < 0 {
+		return fmt.Errorf("--new-member-grace must not be negative, got %s", o.NewMemberGrace)
 	}
 	if o.APIServerTimeout <= 0 {
 		return fmt.Errorf("--apiserver-timeout must be positive, got %s", o.APIServerTimeout)

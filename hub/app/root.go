@@ -1,5 +1,5 @@
 // Package app assembles the hub binary: flags, the controller-runtime manager and
-// the subcommands (version, token, cordon, ...).
+// the subcommands (version, token, and cordon, uncordon and drain from hub/cli).
 package app
 
 import (
@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	"github.com/flotilla-io/flotilla/hub/cli"
 	"github.com/flotilla-io/flotilla/pkg/version"
 )
 
@@ -43,7 +44,9 @@ func NewCommand() *cobra.Command {
 	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return fmt.Errorf("%w (see '%s --help')", err, c.CommandPath())
 	})
-	cmd.AddCommand(newVersionCommand(), newTokenCommand(), newCordonCommand(), newUncordonCommand(), newDrainCommand())
+	cmd.AddCommand(newVersionCommand(), newTokenCommand())
+	// cordon, uncordon and drain are also `kubectl flotilla` commands (hub/cli).
+	cmd.AddCommand(cli.ClusterCommands()...)
 	return cmd
 }
 

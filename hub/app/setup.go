@@ -81,7 +81,7 @@ func setupHub(_ context.Context, mgr ctrl.Manager, opts *Options) error {
 				Limiter:                  rate.NewLimiter(rate.Limit(opts.EvictionRate), opts.EvictionBurst),
 				Recorder:                 mgr.GetEventRecorder("scheduler"),
 			})},
-		&membership.Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("membership")},
+		&membership.Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("membership"), NewMemberGrace: opts.NewMemberGrace},
 		&location.Reconciler{Client: mgr.GetClient()},
 		&rollout.Reconciler{Client: mgr.GetClient()},
 		&workgen.Reconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme()},

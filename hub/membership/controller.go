@@ -32,6 +32,11 @@ import (
 type Reconciler struct {
 	Client   client.Client
 	Recorder events.EventRecorder
+	// NewMemberGrace is how long after joining a member that has not been healthy
+	// yet is spared the not-ready taint (NewMemberGraceLeft). 0 spares none.
+	NewMemberGrace time.Duration
+	// Now is the clock. Default: time.Now.
+	Now func() time.Time
 }
 
 var taintChanges = prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -77,6 +82,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (ctrl
 	if err := r.reconcileTaints(ctx, mc); err != nil {
 		return ctrl.Result{}, err
 	}
+	// Look again when a new member's grace ends.
+	result := ctrl.Result{RequeueAfter: NewMemberGraceLeft(mc, r.now(), r.NewMemberGrace)}
 	if conditions.Get(mc.Status.Conditions, clusterv1beta1.ConditionAgentConnected) == nil {
 		conditions.Set(&mc.Status.Conditions, clusterv1beta1.ConditionAgentConnected, metav1.ConditionUnknown,
 			clusterv1beta1.ReasonAgentNeverConnected, "no agent has connected for this cluster yet", mc.Generation)
@@ -86,7 +93,14 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (ctrl
 			return ctrl.Result{}, client.IgnoreNotFound(err)
 		}
 	}
-	return ctrl.Result{}, nil
+	return result, nil
+}
+
+func (r *Reconciler) now() time.Time {
+	if r.Now != nil {
+		return r.Now()
+	}
+	return time.Now()
 }
 
 // reconcileLeave removes a leaving member's records in order: its bindings (whose
@@ -162,7 +176,7 @@ func (r *Reconciler) releaseWorks(ctx context.Context, ns string) error {
 // reconcileTaints makes the automatic taints match the cluster's conditions and
 // reports each change as an Event.
 func (r *Reconciler) reconcileTaints(ctx context.Context, mc *clusterv1beta1.MemberCluster) error {
-	want := DesiredTaints(mc)
+	want := DesiredTaints(mc, r.now(), r.NewMemberGrace)
 	if equality.Semantic.DeepEqual(want, mc.Spec.Taints) || (len(want) == 0 && len(mc.Spec.Taints) == 0) {
 		return nil
 	}

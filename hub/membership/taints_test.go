@@ -50,8 +50,59 @@ func TestDesiredTaints(t *testing.T) {
 		{"a never-connected cluster is not tainted", memberWith(metav1.ConditionUnknown, metav1.ConditionUnknown, since), nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, DesiredTaints(tc.mc)); diff != "" {
+			if diff := cmp.Diff(tc.want, DesiredTaints(tc.mc, since.Add(time.Hour), 30*time.Second)); diff != "" {
 				t.Errorf("DesiredTaints (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// joinedAt marks the member Joined=True since the given time.
+func joinedAt(mc *clusterv1beta1.MemberCluster, at time.Time) *clusterv1beta1.MemberCluster {
+	mc.Status.Conditions = append(mc.Status.Conditions, metav1.Condition{
+		Type: clusterv1beta1.ConditionJoined, Status: metav1.ConditionTrue, LastTransitionTime: metav1.NewTime(at),
+	})
+	return mc
+}
+
+func TestNewMemberIsNotTaintedNotReadyDuringItsGrace(t *testing.T) {
+	joined := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
+	grace := 30 * time.Second
+	firstHeartbeat := joined.Add(2 * time.Second)
+	at := metav1.NewTime(firstHeartbeat)
+	notReady := []clusterv1beta1.Taint{
+		{Key: clusterv1beta1.TaintNotReady, Effect: clusterv1beta1.TaintEffectNoSchedule, TimeAdded: &at},
+		{Key: clusterv1beta1.TaintNotReady, Effect: clusterv1beta1.TaintEffectNoExecute, TimeAdded: &at},
+	}
+	for _, tc := range []struct {
+		name      string
+		mc        *clusterv1beta1.MemberCluster
+		now       time.Time
+		grace     time.Duration
+		want      []clusterv1beta1.Taint
+		wantGrace time.Duration
+	}{
+		{"an unhealthy first heartbeat right after joining adds no taint",
+			joinedAt(memberWith(metav1.ConditionTrue, metav1.ConditionFalse, firstHeartbeat), joined), joined.Add(5 * time.Second), grace, nil, 25 * time.Second},
+		{"health not reported yet after joining adds no taint",
+			joinedAt(memberWith(metav1.ConditionTrue, metav1.ConditionUnknown, firstHeartbeat), joined), joined.Add(5 * time.Second), grace, nil, 25 * time.Second},
+		{"still unhealthy when the grace ends taints from the first unhealthy heartbeat",
+			joinedAt(memberWith(metav1.ConditionTrue, metav1.ConditionFalse, firstHeartbeat), joined), joined.Add(grace), grace, notReady, 0},
+		{"a zero grace taints at once",
+			joinedAt(memberWith(metav1.ConditionTrue, metav1.ConditionFalse, firstHeartbeat), joined), joined.Add(5 * time.Second), 0, notReady, 0},
+		{"a not-ready taint the member already has is kept during the grace",
+			joinedAt(memberWith(metav1.ConditionTrue, metav1.ConditionFalse, firstHeartbeat, notReady...), joined), joined.Add(5 * time.Second), grace, notReady, 25 * time.Second},
+		{"a healthy new member needs no grace",
+			joinedAt(memberWith(metav1.ConditionTrue, metav1.ConditionTrue, firstHeartbeat), joined), joined.Add(5 * time.Second), grace, nil, 0},
+		{"a member that never joined gets no grace",
+			memberWith(metav1.ConditionTrue, metav1.ConditionFalse, firstHeartbeat), joined.Add(5 * time.Second), grace, notReady, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, DesiredTaints(tc.mc, tc.now, tc.grace)); diff != "" {
+				t.Errorf("DesiredTaints (-want +got):\n%s", diff)
+			}
+			if got := NewMemberGraceLeft(tc.mc, tc.now, tc.grace); got != tc.wantGrace {
+				t.Errorf("NewMemberGraceLeft = %s, want %s", got, tc.wantGrace)
 			}
 		})
 	}

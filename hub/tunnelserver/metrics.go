@@ -15,6 +15,8 @@ type metrics struct {
 	workSent         *prometheus.CounterVec
 	statusReports    *prometheus.CounterVec
 	sessionsRejected prometheus.Counter
+	// sessionSeconds is flotilla_tunnel_session_duration_seconds (histograms.go).
+	sessionSeconds prometheus.Histogram
 }
 
 func newMetrics(reg prometheus.Registerer) (*metrics, error) {
@@ -44,6 +46,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 	m.workSent = register(reg, m.workSent)
 	m.statusReports = register(reg, m.statusReports)
 	m.sessionsRejected = register(reg, m.sessionsRejected)
+	m.sessionSeconds = register(reg, newSessionSeconds())
 	return m, nil
 }
 

@@ -128,6 +128,7 @@ func (s *Server) register(ms *memberSession) {
 // unregister removes ms if it is still the member's session; false means a newer
 // session took over (and no disconnect must be recorded).
 func (s *Server) unregister(ms *memberSession) bool {
+	s.observeSessionEnd(ms)
 	s.mu.Lock()
 	defer func() { s.metrics.sessions.Set(float64(len(s.sessions))); s.mu.Unlock() }()
 	if s.sessions[ms.name] != ms {

@@ -51,6 +51,8 @@ type Metrics struct {
 	bytes       *prometheus.CounterVec
 	frameErrors *prometheus.CounterVec
 	handshakes  *prometheus.CounterVec
+	// frameSizes is flotilla_tunnel_frame_size_bytes (histograms.go).
+	frameSizes *prometheus.HistogramVec
 }
 
 // NewMetrics creates the tunnel collectors and registers them on reg (the
@@ -64,6 +66,7 @@ type Metrics struct {
 //	flotilla_tunnel_bytes_total{stream,direction}         bytes sent and received, headers included
 //	flotilla_tunnel_frame_errors_total{reason}            frames or streams rejected, by reason
 //	flotilla_tunnel_handshakes_total{side,result}         session handshakes: accepted, refused, failed
+//	flotilla_tunnel_frame_size_bytes{stream,direction}    histogram of frame sizes (histograms.go)
 func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 	m := &Metrics{
 		frames: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -82,6 +85,10 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 			Name: "flotilla_tunnel_handshakes_total",
 			Help: "Tunnel session handshakes, by side (agent or hub) and result (accepted, refused, failed).",
 		}, []string{"side", "result"}),
+	}
+	var err error
+	if m.frameSizes, err = registerHistogram(reg, newFrameSizes()); err != nil {
+		return nil, err
 	}
 	if reg == nil {
 		return m, nil
@@ -108,6 +115,7 @@ func (m *Metrics) frame(kind StreamKind, direction string, t FrameType, size int
 	}
 	m.frames.WithLabelValues(kind.String(), direction, t.String()).Inc()
 	m.bytes.WithLabelValues(kind.String(), direction).Add(float64(size))
+	m.frameSizes.WithLabelValues(kind.String(), direction).Observe(float64(size))
 }
 
 // frameError counts err if it is a protocol violation; connection errors

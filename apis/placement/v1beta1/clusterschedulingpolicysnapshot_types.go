@@ -105,6 +105,19 @@ type ClusterDecision struct {
 	// did.
 	// +optional
 	FilteredBy string `json:"filteredBy,omitempty"`
+
+	// PassedFilters names the scheduler plugins whose filter the cluster passed, in
+	// the order they ran. A plugin the policy gave nothing to check is not listed;
+	// for a cluster left out, FilteredBy names the plugin that rejected it, and the
+	// filters after that one did not run.
+	// +kubebuilder:validation:MaxItems=64
+	// +optional
+	PassedFilters []string `json:"passedFilters,omitempty"`
+
+	// Location is the Location the placement is kept in (policy.locationSelectors),
+	// when the cluster is one of its instances.
+	// +optional
+	Location string `json:"location,omitempty"`
 }
 
 // ClusterScore is the score of a cluster; clusters are ranked by topology spread score

@@ -65,6 +65,11 @@ type record struct {
 	static ClusterScore
 	score  ClusterScore
 	scored bool
+	// passed has bit i set when plugin entry i's PreFilter kept the cluster or its
+	// Filter passed it (PassedFilters).
+	passed uint64
+	// inLocation is whether the cluster is an instance of the chosen Location.
+	inLocation bool
 }
 
 // cycle is one run of the framework: the scope its phases share.
@@ -91,6 +96,8 @@ type cycle struct {
 	rejectedAll string
 	// asked is how many clusters the policy asks for; -1 for PickAll.
 	asked int
+	// passedNames caches filterNames by mask; set by result.
+	passedNames map[uint64][]string
 }
 
 func newCycle(f *Framework, in *CycleInput) *cycle {
@@ -194,6 +201,7 @@ func (c *cycle) scopeView() {
 // preFilter runs the PreFilter plugins in order, each on the clusters the earlier
 // ones kept under consideration.
 func (c *cycle) preFilter(ctx context.Context) error {
+	chosen := c.state.ChosenLocation()
 	for i, e := range c.fw.entries {
 		if e.preFilter == nil {
 			continue
@@ -216,10 +224,15 @@ func (c *cycle) preFilter(ctx context.Context) error {
 		if res == nil || res.Includes == nil {
 			continue
 		}
+		chose := chosen == "" && c.state.ChosenLocation() != ""
+		chosen = c.state.ChosenLocation()
 		kept := c.view[:0:0]
 		for _, ci := range c.view {
 			if res.Includes(ci) {
 				kept = append(kept, ci)
+				r := &c.recs[ci.Index]
+				r.passed |= 1 << i
+				r.inLocation = r.inLocation || chose
 				continue
 			}
 			c.reject(ci, e.name, ClusterMismatch, res.Reason, false)
@@ -258,7 +271,9 @@ func (c *cycle) filter(ctx context.Context) error {
 			if st.IsError() {
 				return fmt.Errorf("plugin %s failed to filter cluster %s: %w", e.name, ci.Name, st.AsError())
 			}
-			if !st.IsRejection() {
+			// A bound cluster already selected is what the plugin expects: it passed.
+			if !st.IsRejection() || (ci.Bound && st.Code() == ClusterAlreadySelected) {
+				r.passed |= 1 << i
 				continue
 			}
 			c.reject(ci, e.name, st.Code(), st.Message(), true)

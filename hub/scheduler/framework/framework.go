@@ -19,6 +19,7 @@ package framework
 import (
 	"context"
 	"fmt"
+	"time"
 )
 
 // Framework runs scheduling cycles with a fixed set of plugins. It holds no state
@@ -46,6 +47,9 @@ type entry struct {
 // implements no extension point: both are programming errors.
 func NewWithPlugins(opts Options, plugins ...Plugin) *Framework {
 	f := &Framework{opts: opts.WithDefaults()}
+	if len(plugins) > 64 {
+		panic(fmt.Sprintf("%d scheduler plugins registered; at most 64 are supported", len(plugins)))
+	}
 	seen := map[string]bool{}
 	for _, p := range plugins {
 		name := p.Name()
@@ -88,9 +92,14 @@ func (f *Framework) PluginNames() []string {
 // selector); the result then still carries a ScheduleFailed condition saying so,
 // which the caller may record, but no decisions.
 func (f *Framework) RunCycle(ctx context.Context, in CycleInput) (CycleResult, error) {
+	start := time.Now()
 	c := newCycle(f, &in)
 	if err := c.run(ctx); err != nil {
-		return failedResult(err), err
+		res := failedResult(err)
+		observeCycle(c.kind, &res, err, time.Since(start))
+		return res, err
 	}
-	return c.result(), nil
+	res := c.result()
+	observeCycle(c.kind, &res, nil, time.Since(start))
+	return res, nil
 }

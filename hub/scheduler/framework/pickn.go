@@ -196,8 +196,10 @@ func (l *loop) passes(ctx context.Context, ci *ClusterInfo) (bool, error) {
 		}
 		if st.IsRejection() {
 			r.plugin, r.reason = e.name, st.Message()
+			r.passed &^= 1 << i
 			return false, nil
 		}
+		r.passed |= 1 << i
 	}
 	r.plugin, r.reason = "", ""
 	return true, nil

@@ -160,10 +160,11 @@ func TestPickN(t *testing.T) {
 func TestPickNReportsScores(t *testing.T) {
 	res := run(t, ft.Input(pickN(1, preferring(10, "env", "prod"), preferring(3, "env", "dev")), fleet()...))
 	want := placementv1beta1.ClusterDecision{
-		ClusterName:  "prod-1",
-		Selected:     true,
-		ClusterScore: &placementv1beta1.ClusterScore{AffinityScore: ft.Ptr[int32](10), TopologySpreadScore: ft.Ptr[int32](0)},
-		Reason:       "picked: among the best-scoring clusters that match the scheduling policy",
+		ClusterName:   "prod-1",
+		Selected:      true,
+		ClusterScore:  &placementv1beta1.ClusterScore{AffinityScore: ft.Ptr[int32](10), TopologySpreadScore: ft.Ptr[int32](0)},
+		Reason:        "picked: among the best-scoring clusters that match the scheduling policy",
+		PassedFilters: []string{"ClusterEligibility"},
 	}
 	if diff := cmp.Diff(want, decisionOf(t, res, "prod-1")); diff != "" {
 		t.Errorf("decision (-want +got):\n%s", diff)

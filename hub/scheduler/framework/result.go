@@ -37,6 +37,7 @@ func (c *cycle) result() CycleResult {
 		}
 	}
 	scores := newAPIScores(scored)
+	c.passedNames = map[uint64][]string{}
 	res.Decisions = make([]placementv1beta1.ClusterDecision, 0, len(c.sorted)+len(c.missing))
 	for _, ci := range c.sorted {
 		r := &c.recs[ci.Index]
@@ -75,7 +76,10 @@ func (c *cycle) result() CycleResult {
 
 // decision explains the cycle's decision about one cluster.
 func (c *cycle) decision(ci *ClusterInfo, r *record, scores *apiScores) placementv1beta1.ClusterDecision {
-	d := placementv1beta1.ClusterDecision{ClusterName: ci.Name, Selected: r.outcome.selected()}
+	d := placementv1beta1.ClusterDecision{ClusterName: ci.Name, Selected: r.outcome.selected(), PassedFilters: c.filterNames(r.passed)}
+	if r.inLocation {
+		d.Location = c.state.ChosenLocation()
+	}
 	if r.scored {
 		d.ClusterScore = scores.convert(r.score)
 	}
@@ -101,6 +105,25 @@ func (c *cycle) decision(ci *ClusterInfo, r *record, scores *apiScores) placemen
 		d.FilteredBy = r.plugin
 	}
 	return d
+}
+
+// filterNames returns the names of the plugin entries whose bits are set, in
+// order; decisions with the same set share one slice.
+func (c *cycle) filterNames(mask uint64) []string {
+	if mask == 0 {
+		return nil
+	}
+	if names, ok := c.passedNames[mask]; ok {
+		return names
+	}
+	var names []string
+	for i := range c.fw.entries {
+		if mask&(1<<i) != 0 {
+			names = append(names, c.fw.entries[i].name)
+		}
+	}
+	c.passedNames[mask] = names
+	return names
 }
 
 // condition returns the Scheduled condition's status, reason and message.

@@ -1,4 +1,4 @@
-package app
+package cli
 
 import (
 	"context"
@@ -22,75 +22,63 @@ import (
 	"github.com/flotilla-io/flotilla/pkg/conditions"
 )
 
-// DefaultDrainTimeout is how long `hub drain` waits for its evictions.
+// DefaultDrainTimeout is how long drain waits for its evictions.
 const DefaultDrainTimeout = 5 * time.Minute
 
-// newCordonCommand is `hub cordon <cluster>`: no new placements go to the cluster.
-func newCordonCommand() *cobra.Command {
-	var kubeconfig string
-	cmd := &cobra.Command{
+// NewCordonCommand is `cordon <cluster>`: no new placements go to the cluster.
+func NewCordonCommand(cfg *Config) *cobra.Command {
+	return &cobra.Command{
 		Use:   "cordon <cluster>",
 		Short: "Keep new placements off a member cluster (taint " + clusterv1beta1.TaintCordoned + ":NoSchedule)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			d, err := newDrainer(kubeconfig, cmd.OutOrStdout())
+			d, err := newDrainer(cfg)
 			if err != nil {
 				return err
 			}
 			return d.cordon(cmd.Context(), args[0])
 		},
 	}
-	addKubeconfigFlag(cmd, &kubeconfig)
-	return cmd
 }
 
-// newUncordonCommand is `hub uncordon <cluster>`: the cluster takes placements
-// again, and the placements `hub drain` evicted may come back.
-func newUncordonCommand() *cobra.Command {
-	var kubeconfig string
-	cmd := &cobra.Command{
+// NewUncordonCommand is `uncordon <cluster>`: the cluster takes placements
+// again, and the placements drain evicted may come back.
+func NewUncordonCommand(cfg *Config) *cobra.Command {
+	return &cobra.Command{
 		Use:   "uncordon <cluster>",
 		Short: "Let placements onto a member cluster again, including those a drain evicted",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			d, err := newDrainer(kubeconfig, cmd.OutOrStdout())
+			d, err := newDrainer(cfg)
 			if err != nil {
 				return err
 			}
 			return d.uncordon(cmd.Context(), args[0])
 		},
 	}
-	addKubeconfigFlag(cmd, &kubeconfig)
-	return cmd
 }
 
-// newDrainCommand is `hub drain <cluster>`: cordon, then evict every placement
-// from the cluster, within their disruption budgets.
-func newDrainCommand() *cobra.Command {
-	var kubeconfig string
+// NewDrainCommand is `drain <cluster>`: cordon, then evict every placement from
+// the cluster, within their disruption budgets.
+func NewDrainCommand(cfg *Config) *cobra.Command {
 	var timeout time.Duration
 	cmd := &cobra.Command{
 		Use:   "drain <cluster>",
 		Short: "Cordon a member cluster and evict its placements, within their disruption budgets",
 		Long: "Cordon a member cluster and create a ClusterResourcePlacementEviction for every placement on it\n" +
 			"(PickFixed placements are never moved and are skipped), then wait until each is executed.\n" +
-			"Fails if some are still blocked by a disruption budget at --timeout. `hub uncordon` undoes it.",
+			"Fails if some are still blocked by a disruption budget at --timeout. uncordon undoes it.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			d, err := newDrainer(kubeconfig, cmd.OutOrStdout())
+			d, err := newDrainer(cfg)
 			if err != nil {
 				return err
 			}
 			return d.drain(cmd.Context(), args[0], timeout)
 		},
 	}
-	addKubeconfigFlag(cmd, &kubeconfig)
 	cmd.Flags().DurationVar(&timeout, "timeout", DefaultDrainTimeout, "How long to wait for the evictions to execute.")
 	return cmd
-}
-
-func addKubeconfigFlag(cmd *cobra.Command, kubeconfig *string) {
-	cmd.Flags().StringVar(kubeconfig, "kubeconfig", "", "Kubeconfig of the hub cluster (default: in-cluster config or $KUBECONFIG).")
 }
 
 // drainer cordons, drains and uncordons member clusters.
@@ -101,16 +89,12 @@ type drainer struct {
 	interval time.Duration
 }
 
-func newDrainer(kubeconfig string, out io.Writer) (*drainer, error) {
-	cfg, err := restConfig(kubeconfig)
+func newDrainer(cfg *Config) (*drainer, error) {
+	c, err := cfg.Client()
 	if err != nil {
 		return nil, err
 	}
-	c, err := client.New(cfg, client.Options{Scheme: Scheme()})
-	if err != nil {
-		return nil, fmt.Errorf("failed to create a client for %s: %w", cfg.Host, err)
-	}
-	return &drainer{c: c, out: out}, nil
+	return &drainer{c: c, out: cfg.Out}, nil
 }
 
 // cordon adds the cordoned taint to the cluster, unless it has it.
@@ -299,7 +283,7 @@ func (d *drainer) ensureEviction(ctx context.Context, cluster, placement string)
 	return name, nil
 }
 
-// DrainEvictionName returns the name of the eviction `hub drain` creates for a
+// DrainEvictionName returns the name of the eviction drain creates for a
 // placement on a cluster: drain-<cluster>-<placement>, shortened with a hash when
 // longer than an object name may be.
 func DrainEvictionName(cluster, placement string) string {
@@ -405,11 +389,4 @@ func (d *drainer) report(e *drainEviction, cluster, state, msg string) {
 		fmt.Fprintln(d.out, line)
 	}
 	e.state, e.lastLine = state, line
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

@@ -1,0 +1,137 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
+	"github.com/flotilla-io/flotilla/pkg/conditions"
+)
+
+func newClustersCommand(cfg *Config) *cobra.Command {
+	var selector string
+	cmd := &cobra.Command{
+		Use:   "clusters",
+		Short: "Show the fleet at a glance: health, taints, agent version, last seen, placements held",
+		Long: "Show every member cluster: its state (Healthy, Unhealthy, Disconnected, Joining, Leaving),\n" +
+			"its taints, its agent's version, when the hub last heard from it, and how many placements it\n" +
+			"holds (ClusterResourcePlacements and, across namespaces, ResourcePlacements).",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, err := cfg.Client()
+			if err != nil {
+				return err
+			}
+			colored, err := cfg.colored()
+			if err != nil {
+				return err
+			}
+			sel, err := labels.Parse(selector)
+			if err != nil {
+				return fmt.Errorf("invalid --selector %q: %w", selector, err)
+			}
+			return printClusters(cmd.Context(), c, sel, cfg.Out, painter{on: colored}, cfg.now())
+		},
+	}
+	cmd.Flags().StringVarP(&selector, "selector", "l", "", "Only the member clusters with these labels (a label selector, e.g. env=prod).")
+	return cmd
+}
+
+// printClusters writes the fleet's table.
+func printClusters(ctx context.Context, c client.Client, sel labels.Selector, out io.Writer, p painter, now time.Time) error {
+	list := &clusterv1beta1.MemberClusterList{}
+	if err := c.List(ctx, list, client.MatchingLabelsSelector{Selector: sel}); err != nil {
+		return fmt.Errorf("failed to list member clusters: %w", err)
+	}
+	if len(list.Items) == 0 {
+		if sel.Empty() {
+			fmt.Fprintln(out, "No member clusters: join one with `hub token create` and `agent join`.")
+		} else {
+			fmt.Fprintf(out, "No member clusters with labels %s.\n", sel)
+		}
+		return nil
+	}
+	bindings, err := listBindings(ctx, c, "*")
+	if err != nil {
+		return err
+	}
+	held := map[string]map[string]bool{}
+	for _, b := range bindings {
+		if !b.Active() {
+			continue
+		}
+		if held[b.Cluster] == nil {
+			held[b.Cluster] = map[string]bool{}
+		}
+		held[b.Cluster][b.Placement] = true
+	}
+	sort.Slice(list.Items, func(i, j int) bool { return list.Items[i].Name < list.Items[j].Name })
+	// The tabwriter counts colour codes as text: every STATE cell, the header's
+	// too, carries codes of the same length (default colour for the header).
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "NAME\t%s\tTAINTS\tAGENT\tLAST-SEEN\tPLACEMENTS\n", p.paint(ansiDefault, "STATE"))
+	for i := range list.Items {
+		mc := &list.Items[i]
+		state, good := clusterState(mc)
+		taints := "<none>"
+		if len(mc.Spec.Taints) > 0 {
+			var ts []string
+			for _, t := range mc.Spec.Taints {
+				ts = append(ts, taintString(t))
+			}
+			taints = strings.Join(ts, ",")
+		}
+		agent := orNone(mc.Status.AgentVersion)
+		seen := "<never>"
+		if mc.Status.LastHeartbeatTime != nil {
+			seen = age(now, *mc.Status.LastHeartbeatTime)
+		}
+		cell := pad(state, len("DISCONNECTED"))
+		if good {
+			cell = p.good(cell)
+		} else {
+			cell = p.bad(cell)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\n", mc.Name, cell, taints, agent, seen, len(held[mc.Name]))
+	}
+	return tw.Flush()
+}
+
+// clusterState sums a member's conditions up in one word, and whether it is good.
+func clusterState(mc *clusterv1beta1.MemberCluster) (string, bool) {
+	conds := mc.Status.Conditions
+	switch {
+	case !mc.DeletionTimestamp.IsZero() || conditions.IsFalse(conds, clusterv1beta1.ConditionJoined):
+		return "Leaving", false
+	case !conditions.IsTrue(conds, clusterv1beta1.ConditionJoined):
+		return "Joining", false
+	case conditions.IsFalse(conds, clusterv1beta1.ConditionAgentConnected):
+		return "Disconnected", false
+	case conditions.IsFalse(conds, clusterv1beta1.ConditionHealthy):
+		return "Unhealthy", false
+	case conditions.IsTrue(conds, clusterv1beta1.ConditionHealthy):
+		return "Healthy", true
+	}
+	c := conditions.Get(conds, clusterv1beta1.ConditionHealthy)
+	if c != nil && c.Status == metav1.ConditionUnknown && conditions.IsTrue(conds, clusterv1beta1.ConditionAgentConnected) {
+		return "Connected", true // health not reported yet
+	}
+	return "Unknown", false
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "<none>"
+	}
+	return s
+}

@@ -1,0 +1,171 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+)
+
+// placementRef names a ClusterResourcePlacement (Namespace empty) or a
+// ResourcePlacement.
+type placementRef struct {
+	Namespace, Name string
+}
+
+func (cfg *Config) placementRef(name string) placementRef {
+	ns, _ := cfg.Namespace()
+	return placementRef{Namespace: ns, Name: name}
+}
+
+// Kind is the placement's kind.
+func (r placementRef) Kind() string {
+	if r.Namespace == "" {
+		return "ClusterResourcePlacement"
+	}
+	return "ResourcePlacement"
+}
+
+func (r placementRef) String() string {
+	if r.Namespace == "" {
+		return "ClusterResourcePlacement " + r.Name
+	}
+	return "ResourcePlacement " + r.Namespace + "/" + r.Name
+}
+
+// conditionType returns the placement-level type of a per-cluster condition.
+func (r placementRef) conditionType(perCluster string) string {
+	if r.Namespace == "" {
+		return placementv1beta1.ClusterResourcePlacementConditionType(perCluster)
+	}
+	return placementv1beta1.ResourcePlacementConditionType(perCluster)
+}
+
+// loadedPlacement is a placement as the commands read it: typed, plus the raw
+// object for fields this binary's API types may not have yet.
+type loadedPlacement struct {
+	ref  placementRef
+	obj  placementv1beta1.PlacementObj
+	raw  map[string]any
+	spec *placementv1beta1.PlacementSpec
+	stat *placementv1beta1.PlacementStatus
+}
+
+// getPlacement reads the placement. A missing one is an error that names it.
+func getPlacement(ctx context.Context, c client.Client, ref placementRef) (*loadedPlacement, error) {
+	u := &unstructured.Unstructured{}
+	u.SetAPIVersion(placementv1beta1.GroupVersion.String())
+	u.SetKind(ref.Kind())
+	if err := c.Get(ctx, types.NamespacedName{Namespace: ref.Namespace, Name: ref.Name}, u); err != nil {
+		if apierrors.IsNotFound(err) {
+			if ref.Namespace == "" {
+				return nil, fmt.Errorf("%s not found (a ResourcePlacement? add -n <namespace>)", ref)
+			}
+			return nil, fmt.Errorf("%s not found", ref)
+		}
+		return nil, fmt.Errorf("failed to get %s: %w", ref, err)
+	}
+	return placementFromRaw(ref, u.Object)
+}
+
+// placementFromRaw reads a placement from its raw object.
+func placementFromRaw(ref placementRef, raw map[string]any) (*loadedPlacement, error) {
+	var obj placementv1beta1.PlacementObj
+	if ref.Namespace == "" {
+		obj = &placementv1beta1.ClusterResourcePlacement{}
+	} else {
+		obj = &placementv1beta1.ResourcePlacement{}
+	}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(raw, obj); err != nil {
+		return nil, fmt.Errorf("failed to read %s: %w", ref, err)
+	}
+	return &loadedPlacement{ref: ref, obj: obj, raw: raw, spec: obj.GetPlacementSpec(), stat: obj.GetPlacementStatus()}, nil
+}
+
+// latestPolicySnapshot returns the placement's latest scheduling policy
+// snapshot, or nil if it has none yet.
+func latestPolicySnapshot(ctx context.Context, c client.Client, ref placementRef) (placementv1beta1.PolicySnapshotObj, error) {
+	labels := client.MatchingLabels{placementv1beta1.LabelPlacementName: ref.Name, placementv1beta1.LabelIsLatestSnapshot: "true"}
+	var items []placementv1beta1.PolicySnapshotObj
+	if ref.Namespace == "" {
+		list := &placementv1beta1.ClusterSchedulingPolicySnapshotList{}
+		if err := c.List(ctx, list, labels); err != nil {
+			return nil, fmt.Errorf("failed to list the policy snapshots of %s: %w", ref, err)
+		}
+		for i := range list.Items {
+			items = append(items, &list.Items[i])
+		}
+	} else {
+		list := &placementv1beta1.SchedulingPolicySnapshotList{}
+		if err := c.List(ctx, list, labels, client.InNamespace(ref.Namespace)); err != nil {
+			return nil, fmt.Errorf("failed to list the policy snapshots of %s: %w", ref, err)
+		}
+		for i := range list.Items {
+			items = append(items, &list.Items[i])
+		}
+	}
+	if len(items) == 0 {
+		return nil, nil
+	}
+	sort.Slice(items, func(i, j int) bool {
+		return items[i].GetCreationTimestamp().After(items[j].GetCreationTimestamp().Time)
+	})
+	return items[0], nil
+}
+
+// binding is the part of a binding the commands show.
+type binding struct {
+	Name, Placement, Cluster string
+	State                    placementv1beta1.BindingState
+	Deleting                 bool
+}
+
+// Active is whether the placement is on the cluster through the binding.
+func (b binding) Active() bool {
+	return !b.Deleting && b.State != placementv1beta1.BindingStateUnscheduled
+}
+
+// listBindings lists bindings: all of them (namespace "*"), those of
+// ClusterResourcePlacements (""), or those of a namespace's ResourcePlacements.
+func listBindings(ctx context.Context, c client.Client, namespace string, opts ...client.ListOption) ([]binding, error) {
+	var out []binding
+	add := func(ns, name string, labels map[string]string, spec *placementv1beta1.ResourceBindingSpec, deleting bool) {
+		p := labels[placementv1beta1.LabelPlacementName]
+		if ns != "" {
+			p = ns + "/" + p
+		}
+		out = append(out, binding{Name: name, Placement: p, Cluster: spec.TargetCluster, State: spec.State, Deleting: deleting})
+	}
+	if namespace == "" || namespace == "*" {
+		list := &placementv1beta1.ClusterResourceBindingList{}
+		if err := c.List(ctx, list, opts...); err != nil {
+			return nil, fmt.Errorf("failed to list bindings: %w", err)
+		}
+		for i := range list.Items {
+			b := &list.Items[i]
+			add("", b.Name, b.Labels, &b.Spec, !b.DeletionTimestamp.IsZero())
+		}
+	}
+	if namespace != "" {
+		lopts := opts
+		if namespace != "*" {
+			lopts = append(lopts, client.InNamespace(namespace))
+		}
+		list := &placementv1beta1.ResourceBindingList{}
+		if err := c.List(ctx, list, lopts...); err != nil {
+			return nil, fmt.Errorf("failed to list bindings: %w", err)
+		}
+		for i := range list.Items {
+			b := &list.Items[i]
+			add(b.Namespace, b.Name, b.Labels, &b.Spec, !b.DeletionTimestamp.IsZero())
+		}
+	}
+	return out, nil
+}

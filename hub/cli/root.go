@@ -1,0 +1,66 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/flotilla-io/flotilla/pkg/version"
+)
+
+// NewCommand returns the root command of the kubectl plugin, `kubectl flotilla`.
+func NewCommand() *cobra.Command {
+	cfg := NewConfig()
+	cmd := &cobra.Command{
+		Use:   "kubectl-flotilla",
+		Short: "Inspect and operate a Flotilla fleet from its hub cluster",
+		Long: "Inspect and operate a Flotilla fleet from its hub cluster: why a placement is (not) on a\n" +
+			"cluster, its status as a tree, the fleet at a glance, approvals of staged update runs, and\n" +
+			"cordon/uncordon/drain of member clusters. -n selects ResourcePlacements in a namespace.",
+		Annotations:   map[string]string{cobra.CommandDisplayNameAnnotation: "kubectl flotilla"},
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			cfg.Out, cfg.ErrOut = cmd.OutOrStdout(), cmd.ErrOrStderr()
+			_, err := cfg.colored()
+			return err
+		},
+	}
+	cfg.AddFlags(cmd.PersistentFlags(), true)
+	cfg.AddColorFlag(cmd.PersistentFlags())
+	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return fmt.Errorf("%w (see '%s --help')", err, c.CommandPath())
+	})
+	cmd.AddCommand(
+		newStatusCommand(cfg),
+		newWhyCommand(cfg),
+		newClustersCommand(cfg),
+		newApproveCommand(cfg),
+		NewCordonCommand(cfg),
+		NewUncordonCommand(cfg),
+		NewDrainCommand(cfg),
+		&cobra.Command{
+			Use:   "version",
+			Short: "Print the plugin's version",
+			Args:  cobra.NoArgs,
+			Run: func(cmd *cobra.Command, _ []string) {
+				fmt.Fprintln(cmd.OutOrStdout(), version.String("kubectl-flotilla"))
+			},
+		},
+	)
+	return cmd
+}
+
+// ClusterCommands returns cordon, uncordon and drain with the kubeconfig flags
+// of their own, for a binary that has other commands (the hub's).
+func ClusterCommands() []*cobra.Command {
+	var out []*cobra.Command
+	for _, newCmd := range []func(*Config) *cobra.Command{NewCordonCommand, NewUncordonCommand, NewDrainCommand} {
+		cfg := NewConfig()
+		cmd := newCmd(cfg)
+		cfg.AddFlags(cmd.Flags(), false)
+		cmd.PreRun = func(cmd *cobra.Command, _ []string) { cfg.Out, cfg.ErrOut = cmd.OutOrStdout(), cmd.ErrOrStderr() }
+		out = append(out, cmd)
+	}
+	return out
+}

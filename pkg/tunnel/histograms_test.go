@@ -1,0 +1,40 @@
+package tunnel
+
+import (
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	dto "github.com/prometheus/client_model/go"
+)
+
+// Every frame counted in flotilla_tunnel_bytes_total is also observed by
+// size, and the histogram reuses the registered one like the counters.
+func TestFrameSizesAddUpToTheBytes(t *testing.T) {
+	reg := prometheus.NewPedanticRegistry()
+	metrics, err := NewMetrics(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again, err := NewMetrics(reg); err != nil || again.frameSizes != metrics.frameSizes {
+		t.Fatalf("second NewMetrics = %v; reused the frame size histogram: %v", err, again != nil && again.frameSizes == metrics.frameSizes)
+	}
+	h := startHarness(t, tcpTransport(t), ServerOptions{Metrics: metrics})
+	client, server := h.pair("member-1")
+	send(t, client.Control(), Heartbeat{Sequence: 1})
+	expect(t, server.Control(), Heartbeat{Sequence: 1})
+
+	m := &dto.Metric{}
+	if err := metrics.frameSizes.WithLabelValues("Control", "received").(prometheus.Histogram).Write(m); err != nil {
+		t.Fatal(err)
+	}
+	frames := testutil.ToFloat64(metrics.frames.WithLabelValues("Control", "received", "StreamOpen")) +
+		testutil.ToFloat64(metrics.frames.WithLabelValues("Control", "received", "Hello")) +
+		testutil.ToFloat64(metrics.frames.WithLabelValues("Control", "received", "Heartbeat"))
+	if got := float64(m.GetHistogram().GetSampleCount()); got != frames {
+		t.Errorf("frame sizes observed on Control, received: %v, want %v (the frames counted)", got, frames)
+	}
+	if got, want := m.GetHistogram().GetSampleSum(), testutil.ToFloat64(metrics.bytes.WithLabelValues("Control", "received")); got != want {
+		t.Errorf("sum of frame sizes = %v, want flotilla_tunnel_bytes_total %v", got, want)
+	}
+}
