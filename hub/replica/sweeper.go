@@ -28,8 +28,8 @@ type Sweeper struct {
 	// Client writes MemberCluster status and lists MemberClusters (the
 	// manager's client: reads come from its cache); Direct reads the replica
 	// Leases (there are few) and the member before a write, without a cache.
-	Client client.Client
-	Direct client.Reader
+	Client   client.Client
+	Direct   client.Reader
 	Recorder events.EventRecorder
 	// Namespace holds the replica Leases.
 	Namespace string
