@@ -113,8 +113,7 @@ func Run(ctx context.Context, opts *RunOptions) error {
 	if err != nil {
 		return err
 	}
-	tlsConfig, err := id.TLSConfig(tunnel.ALPNTunnel)
-	if err != nil {
+	if _, err := id.TLSConfig(tunnel.ALPNTunnel); err != nil {
 		return err
 	}
 	log = log.WithValues("member", id.Name)
@@ -130,6 +129,10 @@ func Run(ctx context.Context, opts *RunOptions) error {
 		return err
 	}
 	if err := apply.Register(reg); err != nil {
+		return err
+	}
+	renewMetrics, err := join.NewRenewMetrics(reg)
+	if err != nil {
 		return err
 	}
 
@@ -179,9 +182,26 @@ func Run(ctx context.Context, opts *RunOptions) error {
 
 	go collector.Run(ctx)
 
+	// The certificate is renewed after two thirds of its lifetime; the
+	// session then redials with the new one.
+	renewer := &join.Renewer{Member: cfg, Metrics: renewMetrics, Log: log.WithName("certificate"),
+		OnRenewed: func(*join.Identity) { runner.Redial("the agent renewed its certificate") }}
+	go func() {
+		if err := renewer.Run(ctx, id); err != nil {
+			log.Error(err, "Certificate renewal stopped")
+		}
+	}()
 	dial := func(ctx context.Context) (*tunnel.ClientSession, error) {
+		current := renewer.Current()
+		if current == nil {
+			current = id
+		}
+		tlsConfig, err := current.TLSConfig(tunnel.ALPNTunnel)
+		if err != nil {
+			return nil, err
+		}
 		return tunnel.Dial(ctx, tunnel.DialOptions{
-			Address:   id.Hub,
+			Address:   current.Hub,
 			TLSConfig: tlsConfig,
 			ClientOptions: tunnel.ClientOptions{
 				Hello:   tunnel.Hello{ClusterName: id.Name, AgentVersion: version.Version},
