@@ -348,17 +348,29 @@ func TestAHundredCutsLeakNoSessionAndEveryAgentReconnects(t *testing.T) {
 		if i%10 == 8 {
 			_ = lb.Delay(ctx, 0)
 		}
+		// Cut once an agent is back (or after a while anyway: some cuts
+		// then hit connections in their handshake).
+		wait := time.Now().Add(2 * time.Second)
+		for time.Now().Before(wait) {
+			if st, err := lb.Status(ctx); err == nil && st.Connections > 0 {
+				break
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		time.Sleep(time.Duration(rng.Intn(300)) * time.Millisecond)
 		n, err := lb.Cut(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
 		cut += n
-		time.Sleep(time.Duration(50+rng.Intn(250)) * time.Millisecond)
 	}
 	if err := lb.Delay(ctx, 0); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("100 cuts reset %d connections", cut)
+	if cut < 100 {
+		t.Errorf("100 cuts reset only %d connections: the agents did not come back between cuts", cut)
+	}
 	start := time.Now()
 	framework.Eventually(t, 2*time.Minute, allConnected(ctx, hub, before))
 	t.Logf("every agent reconnected %s after the last cut", time.Since(start).Round(100*time.Millisecond))

@@ -47,6 +47,9 @@ func runSuite(m *testing.M) int {
 		// Agents reach the hub through the tunnel balancer, which the fault
 		// suite uses to cut and delay connections and to add a replica.
 		TunnelBalancer: true,
+		// Agents redial within 2s at most, so that a hundred cuts each find
+		// sessions to cut.
+		AgentArgs: []string{"--reconnect-max-interval", "2s"},
 	})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "e2e: %v\n", err)
