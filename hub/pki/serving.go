@@ -41,7 +41,10 @@ func LoadOrIssueServing(ctx context.Context, c client.Client, namespace string, 
 		var names []string
 		if exists {
 			cert, err := parseServing(secret, ca)
-			if err == nil && coversAll(cert.Leaf, hosts) && now.Before(RenewAt(cert.Leaf)) {
+			// A certificate that outlives the configured lifetime (the
+			// lifetime was shortened) is reissued too.
+			longer := cert.Leaf != nil && cert.Leaf.NotAfter.After(now.Add(lifetime+time.Minute))
+			if err == nil && coversAll(cert.Leaf, hosts) && now.Before(RenewAt(cert.Leaf)) && !longer {
 				return cert, nil
 			}
 			if err == nil {

@@ -318,3 +318,39 @@ func TestTheServingCertificateIsKeptInASecretAndRotated(t *testing.T) {
 		return nil
 	})
 }
+
+// A heartbeat sent before the agent collected its properties (every property
+// at its zero value) leaves Healthy Unknown; the first collected one sets it.
+func TestAHeartbeatWithoutCollectedPropertiesLeavesHealthUnknown(t *testing.T) {
+	addr := startServer(t)
+	cert, pool := joinMember(t, addr, "iota")
+	s := dial(t, addr, "iota", cert, pool)
+	if err := s.Work().Send(tunnel.WorkInventory{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Control().Send(tunnel.Heartbeat{Sequence: 1, SentAt: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Control().Recv(); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, 10*time.Second, func() error {
+		if c := conditionOf(member(t, "iota"), clusterv1beta1.ConditionAgentConnected); c == nil || c.Status != metav1.ConditionTrue {
+			return fmt.Errorf("AgentConnected = %+v", c)
+		}
+		return nil
+	})
+	testenv.Consistently(t, 2*time.Second, func() error {
+		if c := conditionOf(member(t, "iota"), clusterv1beta1.ConditionHealthy); c != nil && c.Status != metav1.ConditionUnknown {
+			return fmt.Errorf("Healthy = %s (%s) before the agent collected anything, want Unknown", c.Status, c.Message)
+		}
+		return nil
+	})
+	heartbeat(t, s, 2)
+	testenv.Eventually(t, 10*time.Second, func() error {
+		if c := conditionOf(member(t, "iota"), clusterv1beta1.ConditionHealthy); c == nil || c.Status != metav1.ConditionTrue {
+			return fmt.Errorf("Healthy = %+v after collected properties", c)
+		}
+		return nil
+	})
+}
