@@ -220,7 +220,9 @@ func Run(ctx context.Context, opts *RunOptions) error {
 	}
 	log.Info("Starting the agent", "version", version.Version, "hub", id.Hub, "apiServer", cfg.Host)
 	runErr := make(chan error, 1)
-	go func() { runErr <- runner.Run(ctx, dial, tunnel.ReconnectOptions{Logger: log.WithName("tunnel"), MaxInterval: opts.ReconnectMaxInterval}) }()
+	go func() {
+		runErr <- runner.Run(ctx, dial, tunnel.ReconnectOptions{Logger: log.WithName("tunnel"), MaxInterval: opts.ReconnectMaxInterval})
+	}()
 	select {
 	case err := <-runErr:
 		cancel()
