@@ -48,7 +48,7 @@ type Lease struct {
 // before it serves a session) and then renews it in the background until
 // Release.
 func (l *Lease) Start(ctx context.Context) error {
-	if err := l.renew(ctx); err != nil {
+	if err := l.renew(ctx, true); err != nil {
 		return err
 	}
 	ctx, l.cancel = context.WithCancel(ctx)
@@ -63,7 +63,7 @@ func (l *Lease) Start(ctx context.Context) error {
 				return
 			case <-t.C:
 			}
-			if err := l.renew(ctx); err != nil && ctx.Err() == nil {
+			if err := l.renew(ctx, false); err != nil && ctx.Err() == nil {
 				l.Log.Error(err, "failed to renew this replica's Lease", "lease", LeaseName(l.Replica))
 			}
 		}
@@ -84,7 +84,9 @@ func (l *Lease) Release(ctx context.Context) {
 	}
 }
 
-func (l *Lease) renew(ctx context.Context) error {
+// renew renews the Lease; acquire (at start) also sets its acquire time to
+// now: sessions older than that belonged to an earlier process of the replica.
+func (l *Lease) renew(ctx context.Context, acquire bool) error {
 	now := metav1.NewMicroTime(time.Now())
 	seconds := int32(l.Duration / time.Second)
 	key := types.NamespacedName{Namespace: l.Namespace, Name: LeaseName(l.Replica)}
@@ -107,7 +109,7 @@ func (l *Lease) renew(ctx context.Context) error {
 	lease.Spec.HolderIdentity = &l.Replica
 	lease.Spec.LeaseDurationSeconds = &seconds
 	lease.Spec.RenewTime = &now
-	if lease.Spec.AcquireTime == nil {
+	if acquire || lease.Spec.AcquireTime == nil {
 		lease.Spec.AcquireTime = &now
 	}
 	if err := l.Client.Update(ctx, lease); err != nil {

@@ -67,7 +67,8 @@ func (s *Sweeper) now() time.Time {
 }
 
 // Orphaned returns, among members, those recorded connected through a replica
-// whose Lease (in leases, by replica) is missing or expired at now.
+// whose Lease (in leases, by replica) is missing or expired at now, or was
+// taken by a later process of the replica than the one the session began on.
 func Orphaned(members []clusterv1beta1.MemberCluster, leases map[string]*coordinationv1.Lease, now time.Time) []*clusterv1beta1.MemberCluster {
 	var out []*clusterv1beta1.MemberCluster
 	for i := range members {
@@ -76,7 +77,12 @@ func Orphaned(members []clusterv1beta1.MemberCluster, leases map[string]*coordin
 		if as == nil || as.HubReplica == "" || !conditions.IsTrue(mc.Status.Conditions, clusterv1beta1.ConditionAgentConnected) {
 			continue
 		}
-		if l := leases[as.HubReplica]; l != nil && !Expired(l, now) {
+		l := leases[as.HubReplica]
+		// A live Lease taken after the session began belongs to a later
+		// process of the replica (restarted under the same name), which does
+		// not hold the session.
+		restarted := l != nil && l.Spec.AcquireTime != nil && as.Generation < l.Spec.AcquireTime.UnixNano()
+		if l != nil && !Expired(l, now) && !restarted {
 			continue
 		}
 		out = append(out, mc)

@@ -12,14 +12,21 @@ import (
 )
 
 func lease(replica string, renewed time.Time, seconds int32) *coordinationv1.Lease {
-	t := metav1.NewMicroTime(renewed)
-	return &coordinationv1.Lease{Spec: coordinationv1.LeaseSpec{HolderIdentity: &replica, RenewTime: &t, LeaseDurationSeconds: &seconds}}
+	t, acquired := metav1.NewMicroTime(renewed), metav1.NewMicroTime(started)
+	return &coordinationv1.Lease{Spec: coordinationv1.LeaseSpec{HolderIdentity: &replica, RenewTime: &t, AcquireTime: &acquired, LeaseDurationSeconds: &seconds}}
 }
 
+// started is when the replicas' current processes took their Leases.
+var started = time.Date(2026, 11, 23, 11, 0, 0, 0, time.UTC)
+
 func memberOn(name, replica string, connected metav1.ConditionStatus) clusterv1beta1.MemberCluster {
+	return memberSince(name, replica, connected, started.Add(time.Minute))
+}
+
+func memberSince(name, replica string, connected metav1.ConditionStatus, since time.Time) clusterv1beta1.MemberCluster {
 	mc := clusterv1beta1.MemberCluster{ObjectMeta: metav1.ObjectMeta{Name: name}}
 	if replica != "" {
-		mc.Status.AgentSession = &clusterv1beta1.AgentSession{HubReplica: replica, Generation: 1}
+		mc.Status.AgentSession = &clusterv1beta1.AgentSession{HubReplica: replica, Generation: since.UnixNano()}
 	}
 	mc.Status.Conditions = []metav1.Condition{{Type: clusterv1beta1.ConditionAgentConnected, Status: connected}}
 	return mc
@@ -40,6 +47,7 @@ func TestOrphanedMembersAreThoseOfReplicasWithoutALiveLease(t *testing.T) {
 		{"a member on a replica whose lease expired is orphaned", memberOn("b", "hub-1", metav1.ConditionTrue), true},
 		{"a member on a replica without a lease is orphaned", memberOn("c", "hub-2", metav1.ConditionTrue), true},
 		{"a member already disconnected is left alone", memberOn("d", "hub-1", metav1.ConditionFalse), false},
+		{"a member whose session began before the replica restarted is orphaned", memberSince("f", "hub-0", metav1.ConditionTrue, started.Add(-time.Second)), true},
 		{"a member without a session is left alone", memberOn("e", "", metav1.ConditionTrue), false},
 	}
 	for _, tt := range tests {
