@@ -14,30 +14,36 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 )
 
-// Balancer forwards each accepted connection to the next backend that
-// answers, round robin.
+// Balancer forwards each accepted connection to the backend with the fewest
+// open connections that answers (round robin among equals), so that
+// long-lived tunnels spread over the replicas.
 type Balancer struct {
 	mu       sync.Mutex
 	backends []string
 	next     int
 	conns    map[*pair]struct{}
+	open     map[string]int // open connections by backend
 	delay    time.Duration
 
 	accepted, cuts atomic.Int64
 }
 
 // pair is one forwarded connection.
-type pair struct{ client, backend net.Conn }
+type pair struct {
+	client, backend net.Conn
+	addr            string
+}
 
 // New returns a balancer over backends (host:port).
 func New(backends []string) *Balancer {
-	return &Balancer{backends: backends, conns: map[*pair]struct{}{}}
+	return &Balancer{backends: backends, conns: map[*pair]struct{}{}, open: map[string]int{}}
 }
 
 // Serve forwards the connections l accepts until ctx ends.
@@ -65,13 +71,15 @@ func (b *Balancer) forward(client net.Conn) {
 	if len(b.backends) > 0 {
 		b.next = (b.next + 1) % len(b.backends)
 	}
+	sort.SliceStable(candidates, func(i, j int) bool { return b.open[candidates[i]] < b.open[candidates[j]] })
 	delay := b.delay
 	b.mu.Unlock()
 	var backend net.Conn
-	for _, addr := range candidates {
-		c, err := net.DialTimeout("tcp", addr, 2*time.Second)
+	var addr string
+	for _, a := range candidates {
+		c, err := net.DialTimeout("tcp", a, 2*time.Second)
 		if err == nil {
-			backend = c
+			backend, addr = c, a
 			break
 		}
 	}
@@ -79,13 +87,15 @@ func (b *Balancer) forward(client net.Conn) {
 		_ = client.Close()
 		return
 	}
-	p := &pair{client: client, backend: backend}
+	p := &pair{client: client, backend: backend, addr: addr}
 	b.mu.Lock()
 	b.conns[p] = struct{}{}
+	b.open[addr]++
 	b.mu.Unlock()
 	defer func() {
 		b.mu.Lock()
 		delete(b.conns, p)
+		b.open[addr]--
 		b.mu.Unlock()
 		_ = client.Close()
 		_ = backend.Close()
