@@ -354,3 +354,23 @@ func TestAHeartbeatWithoutCollectedPropertiesLeavesHealthUnknown(t *testing.T) {
 		return nil
 	})
 }
+
+// A session's heartbeats are read no faster than HeartbeatRate (after a burst
+// of 10): an agent that floods them is slowed down, not served at its pace.
+func TestASessionsHeartbeatsAreRateLimited(t *testing.T) {
+	addr := startServerWith(t, Options{HeartbeatRate: 4})
+	cert, pool := joinMember(t, addr, "kappa")
+	s := dial(t, addr, "kappa", cert, pool)
+	if err := s.Work().Send(tunnel.WorkInventory{}); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	const n = 30
+	for seq := uint64(1); seq <= n; seq++ {
+		heartbeat(t, s, seq)
+	}
+	// 10 at once, then 4 per second: at least 5s for 30.
+	if took := time.Since(start); took < 4*time.Second {
+		t.Errorf("%d heartbeats were answered in %s, want the hub to read them at 4 per second after a burst of 10", n, took)
+	}
+}
