@@ -478,10 +478,6 @@ func TestAnUnauthenticatedFloodLeavesTheHubMemoryBoundedAndTheFleetWorking(t *te
 	if peak-before > 64<<20 {
 		t.Errorf("the flood grew the hub's RSS by %d MiB, want at most 64 MiB", (peak-before)>>20)
 	}
-	refused, err := hubMetric(r, "flotilla_tunnel_handshakes_total")
-	if err == nil {
-		t.Logf("tunnel handshakes counted by the hub: %v", refused)
-	}
 	// The fleet keeps working.
 	framework.Eventually(t, time.Minute, allConnected(ctx, hub, nil))
 	appNamespace(t, hub, "e2e-after-flood")
