@@ -56,6 +56,9 @@ type Handler struct {
 // maxMemberName keeps flotilla-member-<name> a valid namespace name.
 var maxMemberName = validation.DNS1123LabelMaxLength - len(clusterv1beta1.MemberNamespacePrefix)
 
+// joinDeadline bounds a join, renew or leave exchange.
+const joinDeadline = 15 * time.Second
+
 // maxLimiters bounds the per-source limiters kept; full ones are dropped.
 const maxLimiters = 4096
 
@@ -100,7 +103,9 @@ func (h *Handler) now() time.Time {
 // protocol, then closes it.
 func (h *Handler) ServeConn(ctx context.Context, conn *tls.Conn) {
 	defer conn.Close()
-	_ = conn.SetDeadline(time.Now().Add(30 * time.Second))
+	// The exchange is one request and one answer; a client that is slow about
+	// it holds one of the tunnel port's unauthorized slots (MaxHandshakes).
+	_ = conn.SetDeadline(time.Now().Add(joinDeadline))
 	if !h.allow(conn.RemoteAddr()) {
 		joinAttempts.WithLabelValues("rate-limited").Inc()
 		_ = joinproto.Write(conn, joinproto.Response{Error: fmt.Sprintf("too many join requests from %s: wait a minute, then try again", remoteHost(conn.RemoteAddr()))})
