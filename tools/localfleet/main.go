@@ -45,7 +45,7 @@ func newCommand() *cobra.Command {
 	root.PersistentFlags().StringVar(&dir, "dir", "", "Folder for the fleet's files (default: .localfleet in the repository)")
 
 	var members, hubReplicas int
-	var labels []string
+	var labels, hubArgs []string
 	up := &cobra.Command{
 		Use:   "up",
 		Short: "Create the hub and member clusters, install and start the hub",
@@ -55,7 +55,7 @@ func newCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			f, err := fleet.New(fleet.Options{Dir: dir, Members: members, MemberLabels: memberLabels, HubReplicas: hubReplicas})
+			f, err := fleet.New(fleet.Options{Dir: dir, Members: members, MemberLabels: memberLabels, HubReplicas: hubReplicas, HubArgs: hubArgs})
 			if err != nil {
 				return err
 			}
@@ -65,6 +65,7 @@ func newCommand() *cobra.Command {
 	up.Flags().IntVar(&members, "members", 3, "Number of member clusters (member-1..N)")
 	up.Flags().StringArrayVar(&labels, "labels", nil, "Labels of a member, as member-1=env=dev,zone=eu (repeatable)")
 	up.Flags().IntVar(&hubReplicas, "hub-replicas", 1, "Number of hub processes; with more than one, agents reach them through a TCP balancer")
+	up.Flags().StringArrayVar(&hubArgs, "hub-arg", nil, "An extra flag for every hub process, as --hub-arg=--member-certificate-lifetime=1m (repeatable)")
 
 	down := &cobra.Command{
 		Use:   "down",
