@@ -97,11 +97,7 @@ FUZZ_TIME ?= 10s
 
 .PHONY: fuzz
 fuzz: ## Run each fuzz target for FUZZ_TIME (default 10s).
-	@for t in $(FUZZ_TARGETS); do \
-		pkg=$${t%%:*}; name=$${t##*:}; \
-		echo "fuzzing $$name in $$pkg for $(FUZZ_TIME)"; \
-		$(GO) test $$pkg -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZ_TIME) -fuzzminimizetime 1x || exit 1; \
-	done
+	GO=$(GO) FUZZ_TIME=$(FUZZ_TIME) hack/fuzz.sh $(FUZZ_TARGETS)
 
 .PHONY: test
 test: tools verify unit fuzz e2e ## Everything CI runs: verify, unit, envtest, a short fuzz run and e2e.
