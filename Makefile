@@ -91,8 +91,16 @@ unit: tools ## Unit and envtest tests.
 e2e: tools build ## End-to-end tests on a local kwok fleet.
 	$(GO) test $(GO_TEST_FLAGS) -count=1 -timeout $(E2E_TIMEOUT) -v ./e2e/...
 
+# Every fuzz target, as package:Target; `make fuzz` runs each for FUZZ_TIME.
+FUZZ_TARGETS ?= ./pkg/tunnel:FuzzDecodeFrame ./pkg/tunnel:FuzzSession
+FUZZ_TIME ?= 10s
+
+.PHONY: fuzz
+fuzz: ## Run each fuzz target for FUZZ_TIME (default 10s).
+	GO=$(GO) FUZZ_TIME=$(FUZZ_TIME) hack/fuzz.sh $(FUZZ_TARGETS)
+
 .PHONY: test
-test: tools verify unit e2e ## Everything CI runs: verify, unit, envtest and e2e.
+test: tools verify unit fuzz e2e ## Everything CI runs: verify, unit, envtest, a short fuzz run and e2e.
 
 ##@ Local fleet
 

@@ -41,7 +41,15 @@ func runSuite(m *testing.M) int {
 		},
 		// Status refreshes every 20s; transitions are written at once. A placement
 		// that does not tolerate a lost cluster leaves it after 5s (default 60s).
-		HubArgs: []string{"--status-refresh-interval", "20s", "--default-toleration", "5s", "--work-cleanup-timeout", "60s"},
+		HubArgs: []string{"--status-refresh-interval", "20s", "--default-toleration", "5s", "--work-cleanup-timeout", "60s",
+			// A replica that dies is noticed within 6s (faults_test.go).
+			"--replica-lease-duration", "6s"},
+		// Agents reach the hub through the tunnel balancer, which the fault
+		// suite uses to cut and delay connections and to add a replica.
+		TunnelBalancer: true,
+		// Agents redial within 2s at most, so that a hundred cuts each find
+		// sessions to cut.
+		AgentArgs: []string{"--reconnect-max-interval", "2s"},
 	})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "e2e: %v\n", err)

@@ -40,6 +40,9 @@ type RunOptions struct {
 	// PropertiesInterval is how often the member's properties are
 	// collected for heartbeats. Default properties.DefaultInterval.
 	PropertiesInterval time.Duration
+	// ReconnectMaxInterval caps the delay between attempts to reach the hub.
+	// Default tunnel.DefaultReconnectMaxInterval (30s).
+	ReconnectMaxInterval time.Duration
 }
 
 // NewRunOptions returns the defaults.
@@ -48,6 +51,7 @@ func NewRunOptions() *RunOptions {
 		MetricsBindAddress:     ":8090",
 		HealthProbeBindAddress: ":8091",
 		PropertiesInterval:     properties.DefaultInterval,
+		ReconnectMaxInterval:   tunnel.DefaultReconnectMaxInterval,
 	}
 }
 
@@ -57,6 +61,7 @@ func (o *RunOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.MetricsBindAddress, "metrics-bind-address", o.MetricsBindAddress, `Address to serve Prometheus metrics on (/metrics); "0" disables.`)
 	fs.StringVar(&o.HealthProbeBindAddress, "health-probe-bind-address", o.HealthProbeBindAddress, `Address to serve /healthz and /readyz on; "0" disables.`)
 	fs.DurationVar(&o.PropertiesInterval, "properties-interval", o.PropertiesInterval, "How often to collect the member cluster's properties (node count, capacity, ...) for heartbeats.")
+	fs.DurationVar(&o.ReconnectMaxInterval, "reconnect-max-interval", o.ReconnectMaxInterval, "Longest delay between attempts to reach the hub (the delay doubles from 500ms, with jitter).")
 }
 
 // Validate checks the flags.
@@ -74,6 +79,9 @@ func (o *RunOptions) Validate() error {
 	}
 	if o.PropertiesInterval < time.Second {
 		return fmt.Errorf("--properties-interval %s is too short: at least 1s", o.PropertiesInterval)
+	}
+	if o.ReconnectMaxInterval < tunnel.DefaultReconnectInitialInterval {
+		return fmt.Errorf("--reconnect-max-interval %s is too short: at least %s", o.ReconnectMaxInterval, tunnel.DefaultReconnectInitialInterval)
 	}
 	return nil
 }
@@ -113,8 +121,7 @@ func Run(ctx context.Context, opts *RunOptions) error {
 	if err != nil {
 		return err
 	}
-	tlsConfig, err := id.TLSConfig(tunnel.ALPNTunnel)
-	if err != nil {
+	if _, err := id.TLSConfig(tunnel.ALPNTunnel); err != nil {
 		return err
 	}
 	log = log.WithValues("member", id.Name)
@@ -130,6 +137,10 @@ func Run(ctx context.Context, opts *RunOptions) error {
 		return err
 	}
 	if err := apply.Register(reg); err != nil {
+		return err
+	}
+	renewMetrics, err := join.NewRenewMetrics(reg)
+	if err != nil {
 		return err
 	}
 
@@ -179,9 +190,26 @@ func Run(ctx context.Context, opts *RunOptions) error {
 
 	go collector.Run(ctx)
 
+	// The certificate is renewed after two thirds of its lifetime; the
+	// session then redials with the new one.
+	renewer := &join.Renewer{Member: cfg, Metrics: renewMetrics, Log: log.WithName("certificate"),
+		OnRenewed: func(*join.Identity) { runner.Redial("the agent renewed its certificate") }}
+	go func() {
+		if err := renewer.Run(ctx, id); err != nil {
+			log.Error(err, "Certificate renewal stopped")
+		}
+	}()
 	dial := func(ctx context.Context) (*tunnel.ClientSession, error) {
+		current := renewer.Current()
+		if current == nil {
+			current = id
+		}
+		tlsConfig, err := current.TLSConfig(tunnel.ALPNTunnel)
+		if err != nil {
+			return nil, err
+		}
 		return tunnel.Dial(ctx, tunnel.DialOptions{
-			Address:   id.Hub,
+			Address:   current.Hub,
 			TLSConfig: tlsConfig,
 			ClientOptions: tunnel.ClientOptions{
 				Hello:   tunnel.Hello{ClusterName: id.Name, AgentVersion: version.Version},
@@ -192,7 +220,9 @@ func Run(ctx context.Context, opts *RunOptions) error {
 	}
 	log.Info("Starting the agent", "version", version.Version, "hub", id.Hub, "apiServer", cfg.Host)
 	runErr := make(chan error, 1)
-	go func() { runErr <- runner.Run(ctx, dial, tunnel.ReconnectOptions{Logger: log.WithName("tunnel")}) }()
+	go func() {
+		runErr <- runner.Run(ctx, dial, tunnel.ReconnectOptions{Logger: log.WithName("tunnel"), MaxInterval: opts.ReconnectMaxInterval})
+	}()
 	select {
 	case err := <-runErr:
 		cancel()

@@ -369,3 +369,51 @@ func checkLeft(t *testing.T, name string) {
 		t.Errorf("LoadIdentity() after leaving = %v, want ErrNotJoined", err)
 	}
 }
+
+// An agent renews its short-lived certificate over mutual TLS: a new key made
+// on the member, a new certificate stored in the identity Secret, handed to
+// OnRenewed after two thirds of the old one's lifetime.
+func TestTheRenewerRenewsAfterTwoThirdsOfTheLifetime(t *testing.T) {
+	ctx := testContext(t)
+	forgetIdentity(t)
+	hub := sessiontest.Start(t, sessiontest.Options{MemberLifetime: 15 * time.Second})
+	id, err := join.Join(ctx, joinOptions(hub))
+	if err != nil {
+		t.Fatalf("Join() failed: %v", err)
+	}
+	leaf := parseCertificate(t, id.Certificate)
+	due := join.RenewAt(leaf)
+	renewed := make(chan *join.Identity, 1)
+	r := &join.Renewer{Member: env.Config, OnRenewed: func(n *join.Identity) {
+		select {
+		case renewed <- n:
+		default:
+		}
+	}}
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() { _ = r.Run(rctx, id) }()
+	var got *join.Identity
+	select {
+	case got = <-renewed:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the certificate was not renewed")
+	}
+	if now := time.Now(); now.Before(due.Add(-time.Second)) {
+		t.Errorf("renewed at %s, before two thirds of the lifetime (%s)", now, due)
+	}
+	newLeaf := parseCertificate(t, got.Certificate)
+	if newLeaf.SerialNumber.Cmp(leaf.SerialNumber) == 0 || string(got.PrivateKey) == string(id.PrivateKey) {
+		t.Error("the renewed identity has the old certificate or key")
+	}
+	if !newLeaf.NotAfter.After(leaf.NotAfter) {
+		t.Errorf("the renewed certificate expires at %s, not after the old one (%s)", newLeaf.NotAfter, leaf.NotAfter)
+	}
+	stored, err := join.LoadIdentity(ctx, env.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(stored.Certificate) != string(got.Certificate) || string(stored.PrivateKey) != string(got.PrivateKey) {
+		t.Error("the identity Secret does not hold the renewed certificate and key")
+	}
+}

@@ -164,6 +164,19 @@ func (r *Runner) setSession(s *tunnel.ClientSession) {
 	}
 }
 
+// Redial ends the current session, if any, so that the Runner dials again
+// at once (after a certificate renewal, to connect with the new identity).
+// The hub is told why.
+func (r *Runner) Redial(reason string) {
+	r.mu.Lock()
+	s := r.current
+	r.mu.Unlock()
+	if s != nil {
+		r.log.Info("Reconnecting to the hub", "reason", reason)
+		_ = s.CloseWithReason(reason)
+	}
+}
+
 func (r *Runner) clearSession(s *tunnel.ClientSession) {
 	r.mu.Lock()
 	defer r.mu.Unlock()

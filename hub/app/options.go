@@ -62,6 +62,29 @@ type Options struct {
 	// yet gets no not-ready taint (its first heartbeat may come before its agent
 	// has probed the member API server). 0 taints at once. Default: 30s.
 	NewMemberGrace time.Duration
+
+	// Security and high availability (README "Security", "High availability").
+
+	// MemberCertificateLifetime is how long a member certificate is valid;
+	// agents renew theirs over mutual TLS after two thirds of it. Default: 720h.
+	MemberCertificateLifetime time.Duration
+	// ServingCertificateLifetime is how long the tunnel's serving certificate
+	// (kept in a Secret) is valid; it is reissued after two thirds. Default: 2160h.
+	ServingCertificateLifetime time.Duration
+	// JoinAttemptsPerMinute rate-limits join requests per source address.
+	// Default: 10.
+	JoinAttemptsPerMinute int
+	// TunnelHeartbeatRate and TunnelStatusRate are how many heartbeats and
+	// status reports per second one session may send; faster ones are read
+	// later. Defaults: 1 and 50.
+	TunnelHeartbeatRate, TunnelStatusRate float64
+	// TunnelMaxConnections and TunnelMaxHandshakes cap the tunnel port's open
+	// connections and its not yet authorized ones. Defaults: 10000 and 64.
+	TunnelMaxConnections, TunnelMaxHandshakes int
+	// ReplicaLeaseDuration is how long this replica's Lease lasts (renewed every
+	// third of it); the leader records the members of a replica whose Lease
+	// expired as disconnected. Default: 15s.
+	ReplicaLeaseDuration time.Duration
 }
 
 // NewOptions returns Options with every default filled in.
@@ -87,6 +110,14 @@ func NewOptions() *Options {
 		EvictionBurst:               10,
 		WorkCleanupTimeout:          5 * time.Minute,
 		NewMemberGrace:              30 * time.Second,
+		MemberCertificateLifetime:   30 * 24 * time.Hour,
+		ServingCertificateLifetime:  90 * 24 * time.Hour,
+		JoinAttemptsPerMinute:       10,
+		TunnelHeartbeatRate:         1,
+		TunnelStatusRate:            50,
+		TunnelMaxConnections:        10000,
+		TunnelMaxHandshakes:         64,
+		ReplicaLeaseDuration:        15 * time.Second,
 	}
 }
 
@@ -110,6 +141,14 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.WorkCleanupTimeout, "work-cleanup-timeout", o.WorkCleanupTimeout, "How long a deleted Work waits for its member to confirm its objects are removed.")
 	fs.DurationVar(&o.NewMemberGrace, "new-member-grace", o.NewMemberGrace, "How long after joining a member that has not been healthy yet gets no not-ready taint; 0 taints at once.")
 	fs.DurationVar(&o.APIServerTimeout, "apiserver-timeout", o.APIServerTimeout, "How long to wait for the API server at start-up.")
+	fs.DurationVar(&o.MemberCertificateLifetime, "member-certificate-lifetime", o.MemberCertificateLifetime, "How long a member certificate is valid; agents renew theirs after two thirds of it.")
+	fs.DurationVar(&o.ServingCertificateLifetime, "serving-certificate-lifetime", o.ServingCertificateLifetime, "How long the tunnel's serving certificate is valid; it is reissued after two thirds of it.")
+	fs.IntVar(&o.JoinAttemptsPerMinute, "join-attempts-per-minute", o.JoinAttemptsPerMinute, "Join requests one source address may make per minute (and at once).")
+	fs.Float64Var(&o.TunnelHeartbeatRate, "tunnel-heartbeat-rate", o.TunnelHeartbeatRate, "Heartbeats per second one agent session may send; faster ones are read later.")
+	fs.Float64Var(&o.TunnelStatusRate, "tunnel-status-rate", o.TunnelStatusRate, "Status reports per second one agent session may send; faster ones are read later.")
+	fs.IntVar(&o.TunnelMaxConnections, "tunnel-max-connections", o.TunnelMaxConnections, "Most connections the tunnel port holds at once.")
+	fs.IntVar(&o.TunnelMaxHandshakes, "tunnel-max-handshakes", o.TunnelMaxHandshakes, "Most tunnel-port connections not authorized yet (TLS or tunnel handshake, join exchange) at once.")
+	fs.DurationVar(&o.ReplicaLeaseDuration, "replica-lease-duration", o.ReplicaLeaseDuration, "How long this replica's Lease lasts; the leader records the members of a replica whose Lease expired as disconnected.")
 }
 
 // Validate reports the first option that cannot work, naming the flag.
@@ -155,6 +194,21 @@ func (o *Options) Validate() error {
 	}
 	if o.NewMemberGrace < 0 {
 		return fmt.Errorf("--new-member-grace must not be negative, got %s", o.NewMemberGrace)
+	}
+	if o.MemberCertificateLifetime < 10*time.Second || o.ServingCertificateLifetime < 10*time.Second {
+		return fmt.Errorf("--member-certificate-lifetime and --serving-certificate-lifetime must be at least 10s, got %s and %s", o.MemberCertificateLifetime, o.ServingCertificateLifetime)
+	}
+	if o.JoinAttemptsPerMinute < 1 {
+		return fmt.Errorf("--join-attempts-per-minute must be at least 1, got %d", o.JoinAttemptsPerMinute)
+	}
+	if o.TunnelHeartbeatRate <= 0 || o.TunnelStatusRate <= 0 {
+		return fmt.Errorf("--tunnel-heartbeat-rate and --tunnel-status-rate must be positive, got %g and %g", o.TunnelHeartbeatRate, o.TunnelStatusRate)
+	}
+	if o.TunnelMaxConnections < 1 || o.TunnelMaxHandshakes < 1 {
+		return fmt.Errorf("--tunnel-max-connections and --tunnel-max-handshakes must be at least 1, got %d and %d", o.TunnelMaxConnections, o.TunnelMaxHandshakes)
+	}
+	if o.ReplicaLeaseDuration < 3*time.Second {
+		return fmt.Errorf("--replica-lease-duration must be at least 3s, got %s", o.ReplicaLeaseDuration)
 	}
 	if o.APIServerTimeout <= 0 {
 		return fmt.Errorf("--apiserver-timeout must be positive, got %s", o.APIServerTimeout)

@@ -12,14 +12,17 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
 	"github.com/flotilla-io/flotilla/hub/eviction"
+	"github.com/flotilla-io/flotilla/hub/join"
 	"github.com/flotilla-io/flotilla/hub/location"
 	"github.com/flotilla-io/flotilla/hub/membership"
 	"github.com/flotilla-io/flotilla/hub/placement"
+	"github.com/flotilla-io/flotilla/hub/replica"
 	"github.com/flotilla-io/flotilla/hub/resources"
 	"github.com/flotilla-io/flotilla/hub/rollout"
 	"github.com/flotilla-io/flotilla/hub/scheduler"
@@ -54,6 +57,15 @@ func setupHub(_ context.Context, mgr ctrl.Manager, opts *Options) error {
 		AdvertiseAddress:      opts.TunnelAdvertiseAddress,
 		StatusRefreshInterval: opts.StatusRefreshInterval,
 		HeartbeatMisses:       opts.HeartbeatMisses,
+		// Security and high availability.
+		MemberCertificateLifetime:  opts.MemberCertificateLifetime,
+		ServingCertificateLifetime: opts.ServingCertificateLifetime,
+		JoinAttemptsPerMinute:      opts.JoinAttemptsPerMinute,
+		HeartbeatRate:              opts.TunnelHeartbeatRate,
+		StatusRate:                 opts.TunnelStatusRate,
+		MaxConnections:             opts.TunnelMaxConnections,
+		MaxHandshakes:              opts.TunnelMaxHandshakes,
+		ReplicaLeaseDuration:       opts.ReplicaLeaseDuration,
 	}, mgr.GetClient(), direct, mgr.GetCache(), metrics.Registry, mgr.GetEventRecorder("tunnel"), mgr.GetLogger().WithName("tunnel"))
 	if err != nil {
 		return err
@@ -63,6 +75,17 @@ func setupHub(_ context.Context, mgr ctrl.Manager, opts *Options) error {
 	}
 	if err := mgr.AddReadyzCheck("tunnel", tunnels.ReadyCheck); err != nil {
 		return fmt.Errorf("failed to add the tunnel readiness check: %w", err)
+	}
+	// The leader deletes expired bootstrap tokens and records the members of a
+	// replica whose Lease expired as disconnected.
+	for _, r := range []manager.Runnable{
+		&join.TokenCleaner{Client: direct, Namespace: opts.Namespace, Log: mgr.GetLogger().WithName("tokens")},
+		&replica.Sweeper{Client: mgr.GetClient(), Direct: direct, Recorder: mgr.GetEventRecorder("replicas"),
+			Namespace: opts.Namespace, Interval: opts.ReplicaLeaseDuration / 3, Log: mgr.GetLogger().WithName("replicas")},
+	} {
+		if err := mgr.Add(r); err != nil {
+			return fmt.Errorf("failed to add %T: %w", r, err)
+		}
 	}
 	watcher, err := resources.NewWatcher(mgr.GetConfig(), mgr.GetLogger().WithName("resources"), resources.Options{})
 	if err != nil {

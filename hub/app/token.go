@@ -21,11 +21,21 @@ import (
 func newTokenCommand() *cobra.Command {
 	var kubeconfig, namespace, hubAddress, name, labels, memberKubeconfig string
 	var ttl time.Duration
+	var anyName, rejoin bool
 	create := &cobra.Command{
 		Use:   "create",
 		Short: "Create a bootstrap token and print the agent join command that uses it",
-		Args:  cobra.NoArgs,
+		Long: `Create a bootstrap token and print the agent join command that uses it.
+
+A token joins one member: the one --name names (which must be new, unless
+--rejoin), or, with --any-name, one member of any name that is not in the
+fleet yet. It can never take over an existing member otherwise.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			topts := join.TokenOptions{TTL: ttl, Name: name, AnyName: anyName, Rejoin: rejoin}
+			if err := topts.Validate(); err != nil {
+				return err
+			}
 			cfg, err := restConfig(kubeconfig)
 			if err != nil {
 				return err
@@ -45,7 +55,7 @@ func newTokenCommand() *cobra.Command {
 			if hubAddress != "" {
 				addr = hubAddress
 			}
-			token, expires, err := join.CreateToken(cmd.Context(), c, namespace, ttl)
+			token, expires, err := join.CreateToken(cmd.Context(), c, namespace, topts)
 			if err != nil {
 				return err
 			}
@@ -68,7 +78,9 @@ func newTokenCommand() *cobra.Command {
 	create.Flags().StringVar(&namespace, "namespace", "flotilla-system", "The hub's namespace.")
 	create.Flags().DurationVar(&ttl, "ttl", 24*time.Hour, "How long the token stays valid.")
 	create.Flags().StringVar(&hubAddress, "hub-address", "", "host:port agents dial (default: the address the hub advertises).")
-	create.Flags().StringVar(&name, "name", "", "Member name to put in the printed command.")
+	create.Flags().StringVar(&name, "name", "", "The member name the token may join as (required unless --any-name); the printed command uses it.")
+	create.Flags().BoolVar(&anyName, "any-name", false, "The token may join as any name no member has yet (for automation), instead of one --name.")
+	create.Flags().BoolVar(&rejoin, "rejoin", false, "The token may re-join the existing member --name: it gets a new certificate and its old one stops working.")
 	create.Flags().StringVar(&labels, "labels", "", "Member labels (k=v,k2=v2) to put in the printed command.")
 	create.Flags().StringVar(&memberKubeconfig, "member-kubeconfig", "", "Member kubeconfig path to put in the printed command.")
 	token := &cobra.Command{Use: "token", Short: "Manage bootstrap tokens for joining members"}

@@ -38,9 +38,30 @@ const MemberOrganization = "flotilla:members"
 // Validity of the certificates the CA issues.
 const (
 	caValidity     = 10 * 365 * 24 * time.Hour
-	leafValidity   = 365 * 24 * time.Hour
 	clockSkewGrace = 5 * time.Minute
+	// DefaultMemberLifetime is how long a member certificate is valid unless
+	// configured otherwise; agents renew theirs after two thirds of it.
+	DefaultMemberLifetime = 30 * 24 * time.Hour
+	// DefaultServingLifetime is how long the tunnel's serving certificate is
+	// valid unless configured otherwise; it is reissued after two thirds.
+	DefaultServingLifetime = 90 * 24 * time.Hour
 )
+
+// skewGrace is how far before its issuance a certificate is valid, for
+// clocks that lag: five minutes, or a tenth of a short lifetime.
+func skewGrace(lifetime time.Duration) time.Duration {
+	return min(clockSkewGrace, lifetime/10)
+}
+
+// Serial returns a certificate's serial number as the hub records it
+// (hexadecimal).
+func Serial(cert *x509.Certificate) string { return cert.SerialNumber.Text(16) }
+
+// RenewAt is when a certificate is due for renewal: after two thirds of its
+// lifetime.
+func RenewAt(cert *x509.Certificate) time.Time {
+	return cert.NotBefore.Add(cert.NotAfter.Sub(cert.NotBefore) * 2 / 3)
+}
 
 // CA is a loaded certificate authority.
 type CA struct {
@@ -144,9 +165,15 @@ func (ca *CA) Pool() *x509.CertPool {
 }
 
 // ServingCertificate issues the tunnel server's certificate for the given host
-// names and IPs. The chain includes the CA so that a joining agent, which knows
-// only the CA's hash, can check it.
+// names and IPs, valid for DefaultServingLifetime. The chain includes the CA
+// so that a joining agent, which knows only the CA's hash, can check it.
 func (ca *CA) ServingCertificate(hosts []string) (tls.Certificate, error) {
+	return ca.IssueServing(hosts, DefaultServingLifetime)
+}
+
+// IssueServing issues the tunnel server's certificate for hosts, valid for
+// lifetime.
+func (ca *CA) IssueServing(hosts []string, lifetime time.Duration) (tls.Certificate, error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return tls.Certificate{}, fmt.Errorf("failed to generate the serving key: %w", err)
@@ -155,8 +182,8 @@ func (ca *CA) ServingCertificate(hosts []string) (tls.Certificate, error) {
 	tmpl := &x509.Certificate{
 		SerialNumber: serial(),
 		Subject:      pkix.Name{CommonName: "flotilla-hub"},
-		NotBefore:    now.Add(-clockSkewGrace),
-		NotAfter:     now.Add(leafValidity),
+		NotBefore:    now.Add(-skewGrace(lifetime)),
+		NotAfter:     now.Add(lifetime),
 		KeyUsage:     x509.KeyUsageDigitalSignature,
 		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
 	}
@@ -178,36 +205,51 @@ func (ca *CA) ServingCertificate(hosts []string) (tls.Certificate, error) {
 	return tls.Certificate{Certificate: [][]byte{der, ca.Cert.Raw}, PrivateKey: key, Leaf: leaf}, nil
 }
 
-// SignMember signs a member's certificate request. The request must be signed by
-// its own key and name the member as its common name; the certificate allows
-// client authentication only.
+// SignMember signs a member's certificate request for DefaultMemberLifetime.
+// See SignMemberFor.
 func (ca *CA) SignMember(csrPEM []byte, member string) ([]byte, error) {
+	certPEM, _, err := ca.SignMemberFor(csrPEM, member, DefaultMemberLifetime)
+	return certPEM, err
+}
+
+// SignMemberFor signs a member's certificate request, valid for lifetime. The
+// request must be signed by its own key and name the member as its common
+// name; the certificate allows client authentication only. It returns the
+// certificate as PEM and parsed.
+func (ca *CA) SignMemberFor(csrPEM []byte, member string, lifetime time.Duration) ([]byte, *x509.Certificate, error) {
 	block, _ := pem.Decode(csrPEM)
 	if block == nil || block.Type != "CERTIFICATE REQUEST" {
-		return nil, errors.New("the certificate request is not a PEM CERTIFICATE REQUEST")
+		return nil, nil, errors.New("the certificate request is not a PEM CERTIFICATE REQUEST")
 	}
 	csr, err := x509.ParseCertificateRequest(block.Bytes)
 	if err != nil {
-		return nil, fmt.Errorf("failed to parse the certificate request: %w", err)
+		return nil, nil, fmt.Errorf("failed to parse the certificate request: %w", err)
 	}
 	if err := csr.CheckSignature(); err != nil {
-		return nil, fmt.Errorf("the certificate request's signature is invalid: %w", err)
+		return nil, nil, fmt.Errorf("the certificate request's signature is invalid: %w", err)
 	}
 	if csr.Subject.CommonName != member {
-		return nil, fmt.Errorf("the certificate request names %q, not member %q", csr.Subject.CommonName, member)
+		return nil, nil, fmt.Errorf("the certificate request names %q, not member %q", csr.Subject.CommonName, member)
+	}
+	if lifetime <= 0 {
+		lifetime = DefaultMemberLifetime
 	}
 	now := time.Now()
 	tmpl := &x509.Certificate{
 		SerialNumber: serial(),
 		Subject:      pkix.Name{CommonName: member, Organization: []string{MemberOrganization}},
-		NotBefore:    now.Add(-clockSkewGrace),
-		NotAfter:     now.Add(leafValidity),
+		NotBefore:    now.Add(-skewGrace(lifetime)),
+		NotAfter:     now.Add(lifetime),
 		KeyUsage:     x509.KeyUsageDigitalSignature,
 		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
 	}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.Cert, csr.PublicKey, ca.Key)
 	if err != nil {
-		return nil, fmt.Errorf("failed to sign the member certificate: %w", err)
+		return nil, nil, fmt.Errorf("failed to sign the member certificate: %w", err)
 	}
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), nil
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		return nil, nil, err
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), cert, nil
 }

@@ -4,4 +4,13 @@
 // on transitions and at a coarse refresh interval, delivers each member its Work
 // (on connect only what differs from what the agent holds, then changes as they
 // happen) and writes back the Work status the agent reports.
+//
+// Identity: a session is accepted only with the member certificate that
+// MemberCluster status.identity names (join, re-join and renewal record it), and
+// ends when the member is deleted or its certificate is replaced. Replicas: the
+// server renews this replica's Lease (hub/replica) and writes a member's
+// connection status only while status.agentSession names its own session
+// (generation), so a replica that lost a session never overwrites the newer
+// one's status. The serving certificate is kept in a Secret and reissued after
+// two thirds of its lifetime (hub/pki).
 package tunnelserver

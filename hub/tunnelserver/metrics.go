@@ -17,7 +17,19 @@ type metrics struct {
 	sessionsRejected prometheus.Counter
 	// sessionSeconds is flotilla_tunnel_session_duration_seconds (histograms.go).
 	sessionSeconds prometheus.Histogram
+	// certificateExpiry is when the tunnel's certificates expire.
+	certificateExpiry *prometheus.GaugeVec
+	// sessionsLost counts sessions this replica ended because another
+	// replica holds the member's session now.
+	sessionsLost prometheus.Counter
 }
+
+// Values of flotilla_certificate_expiry_timestamp_seconds' certificate label.
+const (
+	certificateCA              = "tunnel-ca"
+	certificateServing         = "tunnel-serving"
+	certificateMembersEarliest = "member-earliest"
+)
 
 func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 	m := &metrics{
@@ -39,6 +51,13 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		sessionsRejected: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "flotilla_tunnel_sessions_rejected_total", Help: "Tunnel sessions refused at hello.",
 		}),
+		certificateExpiry: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "flotilla_certificate_expiry_timestamp_seconds",
+			Help: "When the hub's certificates expire (Unix seconds): the tunnel CA, the tunnel's serving certificate, and the earliest member certificate among the sessions this replica holds (0 without sessions). Members' own are in MemberCluster status.identity.notAfter.",
+		}, []string{"certificate"}),
+		sessionsLost: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "flotilla_tunnel_sessions_superseded_total", Help: "Sessions this replica ended because the member's status names a newer session (on another replica, or after a re-join).",
+		}),
 	}
 	m.sessions = register(reg, m.sessions)
 	m.heartbeats = register(reg, m.heartbeats)
@@ -46,6 +65,8 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 	m.workSent = register(reg, m.workSent)
 	m.statusReports = register(reg, m.statusReports)
 	m.sessionsRejected = register(reg, m.sessionsRejected)
+	m.certificateExpiry = register(reg, m.certificateExpiry)
+	m.sessionsLost = register(reg, m.sessionsLost)
 	m.sessionSeconds = register(reg, newSessionSeconds())
 	return m, nil
 }

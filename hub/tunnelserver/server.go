@@ -59,6 +59,29 @@ type Options struct {
 	// HeartbeatMisses is how many heartbeat periods without a heartbeat make a
 	// member disconnected. Default: 3.
 	HeartbeatMisses int
+	// MemberCertificateLifetime is how long the member certificates the join
+	// endpoint signs are valid. Default: pki.DefaultMemberLifetime (30 days).
+	MemberCertificateLifetime time.Duration
+	// ServingCertificateLifetime is how long the tunnel's serving certificate
+	// is valid; it is reissued after two thirds. Default:
+	// pki.DefaultServingLifetime (90 days).
+	ServingCertificateLifetime time.Duration
+	// JoinAttemptsPerMinute rate-limits join requests per source address.
+	// Default: join.DefaultAttemptsPerMinute.
+	JoinAttemptsPerMinute int
+	// HeartbeatRate is how many heartbeats per second a session may send
+	// (burst: 10); faster ones are read later. Default: 1.
+	HeartbeatRate float64
+	// StatusRate is how many status reports per second a session may send
+	// (burst: 10 seconds' worth); faster ones are read later. Default: 50.
+	StatusRate float64
+	// ReplicaLeaseDuration is how long this replica's Lease lasts; it is
+	// renewed every third of it. Default: 15s.
+	ReplicaLeaseDuration time.Duration
+	// MaxConnections and MaxHandshakes cap the tunnel port's connections (see
+	// tunnel.Server). Defaults: tunnel.DefaultMaxConnections and
+	// tunnel.DefaultMaxHandshakes.
+	MaxConnections, MaxHandshakes int
 }
 
 // Server is the hub's tunnel endpoint; a manager Runnable in every replica.
@@ -80,6 +103,9 @@ type Server struct {
 	sessions map[string]*memberSession
 	ready    atomic.Bool
 	now      func() time.Time
+
+	// serving is the tunnel's current serving certificate.
+	serving atomic.Pointer[tls.Certificate]
 }
 
 var _ interface{ NeedLeaderElection() bool } = (*Server)(nil)
@@ -95,6 +121,21 @@ func New(opts Options, reader client.Reader, direct client.Client, c ctrlcache.C
 	}
 	if opts.HeartbeatMisses == 0 {
 		opts.HeartbeatMisses = 3
+	}
+	if opts.MemberCertificateLifetime == 0 {
+		opts.MemberCertificateLifetime = pki.DefaultMemberLifetime
+	}
+	if opts.ServingCertificateLifetime == 0 {
+		opts.ServingCertificateLifetime = pki.DefaultServingLifetime
+	}
+	if opts.HeartbeatRate == 0 {
+		opts.HeartbeatRate = 1
+	}
+	if opts.StatusRate == 0 {
+		opts.StatusRate = 50
+	}
+	if opts.ReplicaLeaseDuration == 0 {
+		opts.ReplicaLeaseDuration = DefaultReplicaLeaseDuration
 	}
 	m, err := newMetrics(reg)
 	if err != nil {
@@ -132,12 +173,28 @@ func (s *Server) Start(ctx context.Context) error {
 	bindHost, _, _ := net.SplitHostPort(s.opts.BindAddress)
 	sans := append([]string{host, bindHost, "localhost", "127.0.0.1",
 		"flotilla-hub." + s.opts.Namespace + ".svc", "flotilla-hub." + s.opts.Namespace + ".svc.cluster.local"}, s.opts.ExtraSANs...)
-	serving, err := ca.ServingCertificate(sans)
+	if err := s.loadServing(ctx, ca, sans); err != nil {
+		return err
+	}
+	s.metrics.certificateExpiry.WithLabelValues(certificateCA).Set(float64(ca.Cert.NotAfter.Unix()))
+	if err := s.publishInfo(ctx, ca); err != nil {
+		return err
+	}
+	lease, err := s.startReplicaLease(ctx)
 	if err != nil {
 		return err
 	}
-	if err := s.publishInfo(ctx, ca); err != nil {
-		return err
+	defer lease.release()
+	go s.rotateServing(ctx, ca, sans)
+	mcInf, err := s.cache.GetInformer(ctx, &clusterv1beta1.MemberCluster{})
+	if err != nil {
+		return fmt.Errorf("failed to watch MemberClusters: %w", err)
+	}
+	if _, err := mcInf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
+		UpdateFunc: func(_, obj any) { s.memberChanged(obj) },
+		DeleteFunc: s.memberDeleted,
+	}); err != nil {
+		return fmt.Errorf("failed to watch MemberClusters: %w", err)
 	}
 	inf, err := s.cache.GetInformer(ctx, &placementv1beta1.Work{})
 	if err != nil {
@@ -154,16 +211,20 @@ func (s *Server) Start(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("failed to listen on %s for agents: %w", s.opts.BindAddress, err)
 	}
-	joinHandler := &join.Handler{Client: s.direct, Namespace: s.opts.Namespace, CA: ca, Log: s.log.WithName("join")}
+	joinHandler := &join.Handler{Client: s.direct, Namespace: s.opts.Namespace, CA: ca, Log: s.log.WithName("join"),
+		MemberLifetime: s.opts.MemberCertificateLifetime, AttemptsPerMinute: s.opts.JoinAttemptsPerMinute}
 	srv := &tunnel.Server{
 		TLSConfig: &tls.Config{
-			MinVersion:   tls.VersionTLS12,
-			Certificates: []tls.Certificate{serving},
-			// Joining agents have no certificate yet; tunnels must present one.
+			MinVersion:     tls.VersionTLS12,
+			GetCertificate: func(*tls.ClientHelloInfo) (*tls.Certificate, error) { return s.serving.Load(), nil },
+			// Joining agents have no certificate yet; tunnels must present
+			// one in the TLS handshake (tunnel.Server requires it).
 			ClientAuth: tls.VerifyClientCertIfGiven,
 			ClientCAs:  ca.Pool(),
 			NextProtos: []string{tunnel.ALPNTunnel, tunnel.ALPNJoin},
 		},
+		MaxConnections: s.opts.MaxConnections,
+		MaxHandshakes:  s.opts.MaxHandshakes,
 		Tunnel: tunnel.ServerOptions{
 			Authorize:   s.authorize,
 			ReplicaName: s.opts.ReplicaName,
@@ -224,6 +285,7 @@ func (s *Server) authorize(ctx context.Context, hello tunnel.Hello, peer *x509.C
 	if err := tunnel.VerifyPeerIdentity(hello, peer); err != nil {
 		return refuse(err.Error())
 	}
+	serial := pki.Serial(peer)
 	mc := &clusterv1beta1.MemberCluster{}
 	if err := s.direct.Get(ctx, types.NamespacedName{Name: hello.ClusterName}, mc); err != nil {
 		if apierrors.IsNotFound(err) {
@@ -232,7 +294,13 @@ func (s *Server) authorize(ctx context.Context, hello tunnel.Hello, peer *x509.C
 		return tunnel.HelloAck{}, fmt.Errorf("failed to read MemberCluster %s: %w", hello.ClusterName, err)
 	}
 	if !mc.DeletionTimestamp.IsZero() {
-		return refuse(fmt.Sprintf("member %q is leaving the fleet", hello.ClusterName))
+		return refuse(fmt.Sprintf("member %q is leaving the fleet: wait until it is gone, then join it again with a token from `hub token create --name %s`", hello.ClusterName, hello.ClusterName))
+	}
+	switch {
+	case mc.Status.Identity == nil:
+		return refuse(fmt.Sprintf("the hub has no certificate on record for member %q: re-join it with a token from `hub token create --name %s --rejoin`", hello.ClusterName, hello.ClusterName))
+	case !mc.Status.Identity.Accepts(serial):
+		return refuse(fmt.Sprintf("this certificate (serial %s) is no longer accepted for member %q: the member re-joined or renewed its certificate since; if this cluster is %s, re-join it with a token from `hub token create --name %s --rejoin`", serial, hello.ClusterName, hello.ClusterName, hello.ClusterName))
 	}
 	period := mc.Spec.HeartbeatPeriodSeconds
 	if period <= 0 {
@@ -268,6 +336,79 @@ func memberOf(namespace string) (string, bool) {
 		return "", false
 	}
 	return namespace[len(p):], true
+}
+
+// memberChanged ends this replica's session of a member whose certificate is
+// no longer accepted (it re-joined or renewed) or whose session another
+// replica holds now.
+func (s *Server) memberChanged(obj any) {
+	mc, ok := obj.(*clusterv1beta1.MemberCluster)
+	if !ok {
+		return
+	}
+	s.mu.Lock()
+	ms := s.sessions[mc.Name]
+	s.mu.Unlock()
+	if ms == nil {
+		return
+	}
+	if !mc.Status.Identity.Accepts(ms.serial) {
+		ms.end("the member's certificate is no longer accepted (the member re-joined or renewed its certificate)")
+		return
+	}
+	if as := mc.Status.AgentSession; as != nil && as.Generation > ms.generation && as.HubReplica != s.opts.ReplicaName {
+		ms.end(fmt.Sprintf("the member has a newer session on hub replica %s", as.HubReplica))
+	}
+}
+
+// memberDeleted ends the session of a member that is gone.
+func (s *Server) memberDeleted(obj any) {
+	if tomb, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
+		obj = tomb.Obj
+	}
+	mc, ok := obj.(*clusterv1beta1.MemberCluster)
+	if !ok {
+		return
+	}
+	s.mu.Lock()
+	ms := s.sessions[mc.Name]
+	s.mu.Unlock()
+	if ms != nil {
+		ms.end("the member was deleted from the fleet")
+	}
+}
+
+// loadServing loads (or issues) the serving certificate and serves it.
+func (s *Server) loadServing(ctx context.Context, ca *pki.CA, sans []string) error {
+	cert, err := pki.LoadOrIssueServing(ctx, s.direct, s.opts.Namespace, ca, sans, s.opts.ServingCertificateLifetime, s.now())
+	if err != nil {
+		return err
+	}
+	if old := s.serving.Load(); old == nil || !old.Leaf.Equal(cert.Leaf) {
+		s.log.Info("serving the tunnel certificate", "serial", pki.Serial(cert.Leaf), "notAfter", cert.Leaf.NotAfter)
+	}
+	s.serving.Store(&cert)
+	s.metrics.certificateExpiry.WithLabelValues(certificateServing).Set(float64(cert.Leaf.NotAfter.Unix()))
+	return nil
+}
+
+// rotateServing reloads the serving certificate from its Secret (reissuing it
+// after two thirds of its lifetime) every tenth of its lifetime, at most
+// every minute and at least every second, until ctx ends.
+func (s *Server) rotateServing(ctx context.Context, ca *pki.CA, sans []string) {
+	every := min(max(s.opts.ServingCertificateLifetime/10, time.Second), time.Minute)
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if err := s.loadServing(ctx, ca, sans); err != nil && ctx.Err() == nil {
+			s.log.Error(err, "failed to renew the tunnel's serving certificate; serving the current one")
+		}
+	}
 }
 
 // Connected reports whether this replica holds a live session for member.

@@ -47,6 +47,13 @@ func TestMain(m *testing.M) {
 // startServer runs a tunnel server against the test API server and returns its address.
 func startServer(t *testing.T) string {
 	t.Helper()
+	return startServerWith(t, Options{})
+}
+
+// startServerWith runs a tunnel server with opts (namespace, replica "test",
+// address and a long refresh interval filled in) and returns its address.
+func startServerWith(t *testing.T, opts Options) string {
+	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -54,8 +61,14 @@ func startServer(t *testing.T) string {
 	addr := l.Addr().String()
 	l.Close()
 	env.StartManager(t, func(mgr ctrl.Manager) error {
-		srv, err := New(Options{Namespace: clusterv1beta1.HubNamespace, ReplicaName: "test", BindAddress: addr, StatusRefreshInterval: time.Hour},
-			mgr.GetClient(), env.Client, mgr.GetCache(), prometheus.NewRegistry(), mgr.GetEventRecorder("tunnel"), ctrl.Log.WithName("tunnel"))
+		opts.Namespace, opts.BindAddress = clusterv1beta1.HubNamespace, addr
+		if opts.ReplicaName == "" {
+			opts.ReplicaName = "test"
+		}
+		if opts.StatusRefreshInterval == 0 {
+			opts.StatusRefreshInterval = time.Hour
+		}
+		srv, err := New(opts, mgr.GetClient(), env.Client, mgr.GetCache(), prometheus.NewRegistry(), mgr.GetEventRecorder("tunnel"), ctrl.Log.WithName("tunnel"))
 		if err != nil {
 			return err
 		}
@@ -74,11 +87,31 @@ func startServer(t *testing.T) string {
 // joinMember joins a member the way `agent join` does and returns its TLS identity.
 func joinMember(t *testing.T, addr, name string) (tls.Certificate, *x509.CertPool) {
 	t.Helper()
-	ctx := context.Background()
-	token, _, err := join.CreateToken(ctx, env.Client, clusterv1beta1.HubNamespace, time.Hour)
+	cert, pool, refusal := joinWith(t, addr, name, newToken(t, join.TokenOptions{Name: name}))
+	if refusal != "" {
+		t.Fatalf("join refused: %s", refusal)
+	}
+	return cert, pool
+}
+
+// newToken mints a bootstrap token valid for an hour (unless opts says).
+func newToken(t *testing.T, opts join.TokenOptions) string {
+	t.Helper()
+	if opts.TTL == 0 {
+		opts.TTL = time.Hour
+	}
+	token, _, err := join.CreateToken(context.Background(), env.Client, clusterv1beta1.HubNamespace, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return token
+}
+
+// joinWith sends a join request as name with token and returns the identity,
+// or the hub's refusal.
+func joinWith(t *testing.T, addr, name, token string) (tls.Certificate, *x509.CertPool, string) {
+	t.Helper()
+	ctx := context.Background()
 	info := &corev1.ConfigMap{}
 	testenv.Eventually(t, 10*time.Second, func() error {
 		return env.Client.Get(ctx, types.NamespacedName{Namespace: clusterv1beta1.HubNamespace, Name: InfoConfigMapName}, info)
@@ -113,7 +146,7 @@ func joinMember(t *testing.T, addr, name string) (tls.Certificate, *x509.CertPoo
 		t.Fatal(err)
 	}
 	if resp.Error != "" {
-		t.Fatalf("join refused: %s", resp.Error)
+		return tls.Certificate{}, nil, resp.Error
 	}
 	keyDER, err := x509.MarshalECPrivateKey(key)
 	if err != nil {
@@ -125,7 +158,7 @@ func joinMember(t *testing.T, addr, name string) (tls.Certificate, *x509.CertPoo
 	}
 	pool := x509.NewCertPool()
 	pool.AppendCertsFromPEM(resp.CA)
-	return cert, pool
+	return cert, pool, ""
 }
 
 func dial(t *testing.T, addr, name string, cert tls.Certificate, pool *x509.CertPool) *tunnel.ClientSession {

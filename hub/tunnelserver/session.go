@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-logr/logr"
 	"golang.org/x/sync/errgroup"
+	"golang.org/x/time/rate"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
@@ -19,6 +20,7 @@ import (
 
 	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+	"github.com/flotilla-io/flotilla/hub/pki"
 	"github.com/flotilla-io/flotilla/pkg/tunnel"
 	"github.com/flotilla-io/flotilla/pkg/workhash"
 )
@@ -31,6 +33,13 @@ type memberSession struct {
 	since  time.Time
 	period time.Duration
 	log    logr.Logger
+	// serial is the session's certificate serial (pki.Serial).
+	serial string
+	// notAfter is when the session's certificate expires.
+	notAfter time.Time
+	// generation identifies the session in MemberCluster status
+	// (AgentSession.Generation): its start in Unix nanoseconds.
+	generation int64
 
 	mu            sync.Mutex
 	lastHeartbeat time.Time
@@ -75,9 +84,14 @@ func (ms *memberSession) end(reason string) {
 func (s *Server) serveSession(ctx context.Context, ss *tunnel.ServerSession) {
 	name := ss.PeerName()
 	period := 5 * time.Second
+	since := s.now()
 	ms := &memberSession{
-		name: name, sess: ss, since: s.now(), log: s.log.WithValues("member", name),
-		pending: map[string]struct{}{}, changed: make(chan struct{}, 1),
+		name: name, sess: ss, since: since, log: s.log.WithValues("member", name),
+		generation: since.UnixNano(),
+		pending:    map[string]struct{}{}, changed: make(chan struct{}, 1),
+	}
+	if peer := ss.PeerCertificate(); peer != nil {
+		ms.serial, ms.notAfter = pki.Serial(peer), peer.NotAfter
 	}
 	mc := &clusterv1beta1.MemberCluster{}
 	if err := s.reader.Get(ctx, types.NamespacedName{Name: name}, mc); err == nil && mc.Spec.HeartbeatPeriodSeconds > 0 {
@@ -86,7 +100,7 @@ func (s *Server) serveSession(ctx context.Context, ss *tunnel.ServerSession) {
 	ms.period = period
 	ms.lastHeartbeat = s.now()
 	s.register(ms)
-	ms.log.Info("agent connected", "remote", ss.RemoteAddr().String(), "agentVersion", ss.Hello().AgentVersion)
+	ms.log.Info("agent connected", "remote", ss.RemoteAddr().String(), "agentVersion", ss.Hello().AgentVersion, "generation", ms.generation)
 	s.writeConnected(ctx, ms)
 
 	g, gctx := errgroup.WithContext(ctx)
@@ -120,6 +134,7 @@ func (s *Server) register(ms *memberSession) {
 	n := len(s.sessions)
 	s.mu.Unlock()
 	s.metrics.sessions.Set(float64(n))
+	s.updateMemberExpiry()
 	if old != nil {
 		old.end("replaced by a newer session of the same member")
 	}
@@ -129,6 +144,7 @@ func (s *Server) register(ms *memberSession) {
 // session took over (and no disconnect must be recorded).
 func (s *Server) unregister(ms *memberSession) bool {
 	s.observeSessionEnd(ms)
+	defer s.updateMemberExpiry()
 	s.mu.Lock()
 	defer func() { s.metrics.sessions.Set(float64(len(s.sessions))); s.mu.Unlock() }()
 	if s.sessions[ms.name] != ms {
@@ -138,9 +154,40 @@ func (s *Server) unregister(ms *memberSession) bool {
 	return true
 }
 
-// controlLoop answers heartbeats and records health transitions.
+// updateMemberExpiry sets the earliest expiry among the member certificates
+// of the sessions this replica holds (0 without sessions).
+func (s *Server) updateMemberExpiry() {
+	s.mu.Lock()
+	var earliest time.Time
+	for _, ms := range s.sessions {
+		if !ms.notAfter.IsZero() && (earliest.IsZero() || ms.notAfter.Before(earliest)) {
+			earliest = ms.notAfter
+		}
+	}
+	s.mu.Unlock()
+	v := 0.0
+	if !earliest.IsZero() {
+		v = float64(earliest.Unix())
+	}
+	s.metrics.certificateExpiry.WithLabelValues(certificateMembersEarliest).Set(v)
+}
+
+// propertiesKnown reports whether a heartbeat carries properties the agent
+// has collected: an agent's first heartbeat may come before its collector ran
+// once, with every property at its zero value, which says nothing about the
+// member's health.
+func propertiesKnown(p tunnel.ClusterProperties) bool {
+	return p.APIServerHealthy || p.APIServerMessage != "" || p.KubernetesVersion != "" || p.NodeCount > 0
+}
+
+// controlLoop answers heartbeats and records health transitions. Heartbeats
+// are read no faster than Options.HeartbeatRate.
 func (s *Server) controlLoop(ctx context.Context, ms *memberSession) error {
+	limit := rate.NewLimiter(rate.Limit(s.opts.HeartbeatRate), 10)
 	for {
+		if err := limit.Wait(ctx); err != nil {
+			return nil
+		}
 		m, err := ms.sess.Control().Recv()
 		if err != nil {
 			ms.end("agent closed the tunnel")
@@ -149,12 +196,17 @@ func (s *Server) controlLoop(ctx context.Context, ms *memberSession) error {
 		switch msg := m.(type) {
 		case tunnel.Heartbeat:
 			s.metrics.heartbeats.Inc()
+			known := propertiesKnown(msg.Properties)
 			ms.mu.Lock()
-			first := !ms.haveProps
-			healthChanged := ms.haveProps && ms.props.APIServerHealthy != msg.Properties.APIServerHealthy
+			first := known && !ms.haveProps
+			healthChanged := known && ms.haveProps && ms.props.APIServerHealthy != msg.Properties.APIServerHealthy
 			ms.lastHeartbeat = s.now()
-			ms.props = msg.Properties
-			ms.haveProps = true
+			if known {
+				// Until the agent has collected its properties, health
+				// stays Unknown.
+				ms.props = msg.Properties
+				ms.haveProps = true
+			}
 			ms.mu.Unlock()
 			if err := ms.sess.Control().Send(tunnel.HeartbeatAck{Sequence: msg.Sequence}); err != nil {
 				return err
@@ -195,7 +247,10 @@ func (s *Server) watchdog(ctx context.Context, ms *memberSession) error {
 			ms.end(why)
 			return nil
 		}
-		if s.now().Sub(lastRefresh) >= s.opts.StatusRefreshInterval {
+		ms.mu.Lock()
+		have := ms.haveProps
+		ms.mu.Unlock()
+		if have && s.now().Sub(lastRefresh) >= s.opts.StatusRefreshInterval {
 			lastRefresh = s.now()
 			s.writeProperties(ctx, ms, "refresh")
 		}
@@ -320,10 +375,15 @@ func (s *Server) sendDelete(ms *memberSession, name string) error {
 	return nil
 }
 
-// statusLoop writes the Work status the agent reports, for the current spec only.
+// statusLoop writes the Work status the agent reports, for the current spec
+// only. Reports are read no faster than Options.StatusRate.
 func (s *Server) statusLoop(ctx context.Context, ms *memberSession) error {
 	ns := clusterv1beta1.MemberNamespace(ms.name)
+	limit := rate.NewLimiter(rate.Limit(s.opts.StatusRate), max(int(s.opts.StatusRate*10), 1))
 	for {
+		if err := limit.Wait(ctx); err != nil {
+			return nil
+		}
 		m, err := ms.sess.Status().Recv()
 		if err != nil {
 			return err
@@ -369,9 +429,13 @@ func (s *Server) writeWorkStatus(ctx context.Context, ns string, rep tunnel.Stat
 		return "malformed", nil
 	}
 	outcome := "written"
+	// The first attempt reads the manager's cache (an unchanged or stale
+	// report then costs no request); a conflict reads the API server.
+	var reader client.Reader = s.reader
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		defer func() { reader = s.direct }()
 		w := &placementv1beta1.Work{}
-		if err := s.direct.Get(ctx, types.NamespacedName{Namespace: ns, Name: rep.WorkName}, w); err != nil {
+		if err := reader.Get(ctx, types.NamespacedName{Namespace: ns, Name: rep.WorkName}, w); err != nil {
 			if apierrors.IsNotFound(err) {
 				outcome = "unknown-work"
 				return nil
@@ -387,6 +451,7 @@ func (s *Server) writeWorkStatus(ctx context.Context, ns string, rep tunnel.Stat
 			outcome = "unchanged"
 			return nil
 		}
+		w = w.DeepCopy() // the cache's object is shared
 		w.Status = status
 		return s.direct.Status().Update(ctx, w)
 	})

@@ -21,15 +21,22 @@ import (
 )
 
 // updateMember changes a MemberCluster's status with mutate and writes it if
-// anything changed, counting the write by cause. It returns the written object
-// (nil when nothing was written).
-func (s *Server) updateMember(ctx context.Context, name, cause string, mutate func(mc *clusterv1beta1.MemberCluster)) *clusterv1beta1.MemberCluster {
+// anything changed, counting the write by cause. guard decides, on the object
+// read (and again on every retry after a conflict), whether this replica may
+// write at all; optimistic locking makes the check and the write atomic. It
+// returns the written object (nil when nothing was written) and whether the
+// guard held.
+func (s *Server) updateMember(ctx context.Context, name, cause string, guard func(mc *clusterv1beta1.MemberCluster) bool, mutate func(mc *clusterv1beta1.MemberCluster)) (*clusterv1beta1.MemberCluster, bool) {
 	var written *clusterv1beta1.MemberCluster
+	held := true
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		written = nil
 		mc := &clusterv1beta1.MemberCluster{}
 		if err := s.direct.Get(ctx, types.NamespacedName{Name: name}, mc); err != nil {
 			return err
+		}
+		if held = guard(mc); !held {
+			return nil
 		}
 		before := mc.Status.DeepCopy()
 		mutate(mc)
@@ -46,19 +53,49 @@ func (s *Server) updateMember(ctx context.Context, name, cause string, mutate fu
 	if err != nil && !apierrors.IsNotFound(err) {
 		s.log.Error(err, "failed to update member status", "member", name, "cause", cause)
 	}
-	return written
+	return written, held
 }
 
-// writeConnected records a new session.
+// holds is the guard of the writes a session makes while it lasts: the
+// member's status names this very session.
+func (s *Server) holds(ms *memberSession) func(mc *clusterv1beta1.MemberCluster) bool {
+	return func(mc *clusterv1beta1.MemberCluster) bool {
+		as := mc.Status.AgentSession
+		return as != nil && as.Generation == ms.generation && as.HubReplica == s.opts.ReplicaName
+	}
+}
+
+// lost ends a session whose member's status names another session.
+func (s *Server) lost(ms *memberSession, why string) {
+	s.metrics.sessionsLost.Inc()
+	ms.log.Info("ending a superseded session", "reason", why)
+	ms.end(why)
+}
+
+// writeConnected records a new session, unless the member's status already
+// names a newer one (then this session is ended).
 func (s *Server) writeConnected(ctx context.Context, ms *memberSession) {
 	since := metav1.NewTime(ms.since)
-	mc := s.updateMember(ctx, ms.name, "connected", func(mc *clusterv1beta1.MemberCluster) {
+	newest := func(mc *clusterv1beta1.MemberCluster) bool {
+		as := mc.Status.AgentSession
+		return as == nil || as.Generation <= ms.generation
+	}
+	mc, held := s.updateMember(ctx, ms.name, "connected", newest, func(mc *clusterv1beta1.MemberCluster) {
 		conditions.Set(&mc.Status.Conditions, clusterv1beta1.ConditionAgentConnected, metav1.ConditionTrue, clusterv1beta1.ReasonAgentConnected,
 			fmt.Sprintf("tunnel to hub replica %s since %s", s.opts.ReplicaName, ms.since.UTC().Format(time.RFC3339)), mc.Generation)
-		mc.Status.AgentSession = &clusterv1beta1.AgentSession{HubReplica: s.opts.ReplicaName, ConnectedSince: &since}
+		mc.Status.AgentSession = &clusterv1beta1.AgentSession{HubReplica: s.opts.ReplicaName, ConnectedSince: &since, Generation: ms.generation}
 		mc.Status.AgentVersion = ms.sess.Hello().AgentVersion
 		mc.Status.LastHeartbeatTime = &since
+		// The agent uses its newest certificate: the one a renewal replaced
+		// is no longer needed.
+		if id := mc.Status.Identity; id != nil && id.CertificateSerial == ms.serial {
+			id.PreviousCertificateSerial = ""
+		}
 	})
+	if !held {
+		s.lost(ms, "the member already has a newer session")
+		return
+	}
 	if mc != nil {
 		s.recorder.Eventf(mc, nil, corev1.EventTypeNormal, clusterv1beta1.ReasonAgentConnected, "Connect",
 			"agent %s connected to hub replica %s", ms.sess.Hello().AgentVersion, s.opts.ReplicaName)
@@ -74,7 +111,9 @@ func (s *Server) writeDisconnected(ctx context.Context, ms *memberSession, why s
 	if strings.HasPrefix(why, "no heartbeat") {
 		reason = clusterv1beta1.ReasonHeartbeatTimeout
 	}
-	mc := s.updateMember(ctx, ms.name, "disconnected", func(mc *clusterv1beta1.MemberCluster) {
+	// A replica that no longer holds the member's session writes nothing: the
+	// member may be connected to another replica by now.
+	mc, _ := s.updateMember(ctx, ms.name, "disconnected", s.holds(ms), func(mc *clusterv1beta1.MemberCluster) {
 		conditions.Set(&mc.Status.Conditions, clusterv1beta1.ConditionAgentConnected, metav1.ConditionFalse, reason,
 			fmt.Sprintf("%s; last heartbeat %s", why, last.UTC().Format(time.RFC3339)), mc.Generation)
 		conditions.Set(&mc.Status.Conditions, clusterv1beta1.ConditionHealthy, metav1.ConditionUnknown, clusterv1beta1.ReasonHealthUnknown,
@@ -96,7 +135,7 @@ func (s *Server) writeProperties(ctx context.Context, ms *memberSession, cause s
 	ms.mu.Unlock()
 	now := metav1.NewTime(last)
 	wasHealthy := ""
-	mc := s.updateMember(ctx, ms.name, cause, func(mc *clusterv1beta1.MemberCluster) {
+	mc, held := s.updateMember(ctx, ms.name, cause, s.holds(ms), func(mc *clusterv1beta1.MemberCluster) {
 		if c := conditions.Get(mc.Status.Conditions, clusterv1beta1.ConditionHealthy); c != nil {
 			wasHealthy = string(c.Status)
 		}
@@ -115,6 +154,10 @@ func (s *Server) writeProperties(ctx context.Context, ms *memberSession, cause s
 		mc.Status.LastHeartbeatTime = &now
 		setProperties(mc, props, now)
 	})
+	if !held {
+		s.lost(ms, "the member's status names another session")
+		return
+	}
 	if c := conditionOf(mc, clusterv1beta1.ConditionHealthy); c != nil && string(c.Status) != wasHealthy {
 		eventType := corev1.EventTypeNormal
 		if c.Status != metav1.ConditionTrue {

@@ -33,6 +33,10 @@ const (
 	// ActionLeave asks the hub to forget the member; it must come over mutual TLS
 	// with the member's certificate.
 	ActionLeave Action = "leave"
+	// ActionRenew asks for a new member certificate for CSR; it must come over
+	// mutual TLS with the certificate the hub accepts for the member. The
+	// answer is a Response like a join's.
+	ActionRenew Action = "renew"
 )
 
 // Request is what the agent sends.
@@ -45,7 +49,7 @@ type Request struct {
 	// Labels become the MemberCluster's labels (join only).
 	Labels map[string]string `json:"labels,omitempty"`
 	// CSR is a PEM certificate request whose common name is ClusterName; the key
-	// was generated on the member and never leaves it (join only).
+	// was generated on the member and never leaves it (join and renew).
 	CSR []byte `json:"csr,omitempty"`
 	// AgentVersion is the joining agent's version.
 	AgentVersion string `json:"agentVersion,omitempty"`

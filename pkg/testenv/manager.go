@@ -55,3 +55,16 @@ func Eventually(t testing.TB, timeout time.Duration, check func() error) {
 		time.Sleep(200 * time.Millisecond)
 	}
 }
+
+// Consistently checks that check keeps returning nil for the whole duration,
+// failing the test at its first error.
+func Consistently(t testing.TB, duration time.Duration, check func() error) {
+	t.Helper()
+	deadline := time.Now().Add(duration)
+	for time.Now().Before(deadline) {
+		if err := check(); err != nil {
+			t.Fatalf("stopped holding: %v", err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}

@@ -46,7 +46,7 @@ type ClientOptions struct {
 
 	// YamuxConfig tunes the yamux session. It is copied; if it sets neither
 	// Logger nor LogOutput, yamux logs go to Logger at V(1). Default
-	// yamux.DefaultConfig().
+	// DefaultYamuxConfig().
 	YamuxConfig *yamux.Config
 
 	// Logger receives the session's logs. Default: the logger in the
@@ -179,10 +179,45 @@ func (o ServerOptions) complete(ctx context.Context) ServerOptions {
 	return o
 }
 
+// Limits of the default yamux configuration (DefaultYamuxConfig). yamux
+// buffers at most one stream window per stream of unread data, so what a
+// peer can make the other side hold is about (open streams + backlog) x
+// window.
+const (
+	// yamuxAcceptBacklog is how many streams may wait to be accepted; more
+	// are reset by yamux. The hub accepts three during the handshake and
+	// none after it (a later stream closes the session).
+	yamuxAcceptBacklog = 4
+	// yamuxStreamWindow is yamux's smallest (and initial) stream window,
+	// 256 KiB: the most one stream buffers unread.
+	yamuxStreamWindow = 256 << 10
+	// yamuxWriteTimeout bounds a write to a peer that stopped reading.
+	yamuxWriteTimeout = 10 * time.Second
+	// yamuxStreamOpenTimeout bounds how long an opened stream waits for the
+	// peer's acknowledgement.
+	yamuxStreamOpenTimeout = 15 * time.Second
+	// yamuxStreamCloseTimeout bounds a half-closed stream.
+	yamuxStreamCloseTimeout = 5 * time.Second
+)
+
+// DefaultYamuxConfig is the yamux configuration sessions use unless
+// configured otherwise: yamux's defaults with a small accept backlog, the
+// smallest stream window and bounded open, close and write timeouts, so that
+// a peer cannot make the other side buffer much (see spec.md, "Limits").
+func DefaultYamuxConfig() *yamux.Config {
+	cfg := yamux.DefaultConfig()
+	cfg.LogOutput = nil
+	cfg.AcceptBacklog = yamuxAcceptBacklog
+	cfg.MaxStreamWindowSize = yamuxStreamWindow
+	cfg.ConnectionWriteTimeout = yamuxWriteTimeout
+	cfg.StreamOpenTimeout = yamuxStreamOpenTimeout
+	cfg.StreamCloseTimeout = yamuxStreamCloseTimeout
+	return cfg
+}
+
 func completeYamuxConfig(cfg *yamux.Config, log logr.Logger) *yamux.Config {
 	if cfg == nil {
-		cfg = yamux.DefaultConfig()
-		cfg.LogOutput = nil
+		cfg = DefaultYamuxConfig()
 	} else {
 		cfg = cfg.Clone()
 	}

@@ -43,6 +43,12 @@ const (
 	// MaxFrameSizeLimit is the hard ceiling (64 MiB) for any configured
 	// maximum: larger settings are clamped to it.
 	MaxFrameSizeLimit uint32 = 64 << 20
+
+	// HandshakeMaxFrameSize is the largest payload either side accepts
+	// until the HelloAck that accepts the session (16 KiB): StreamOpen,
+	// Hello, HelloAck and Goodbye are small, and a peer that has not been
+	// authorized cannot make the other side read more.
+	HandshakeMaxFrameSize uint32 = 16 << 10
 )
 
 // FrameType identifies the typed message carried in a frame's payload.
@@ -173,6 +179,8 @@ var (
 	ErrUnknownStreamKind = errors.New("tunnel: unknown stream kind")
 	// ErrDuplicateStream: a StreamOpen names a kind that is already open.
 	ErrDuplicateStream = errors.New("tunnel: duplicate stream")
+	// ErrUnexpectedStream: the peer opened a stream after the handshake.
+	ErrUnexpectedStream = errors.New("tunnel: unexpected stream")
 	// ErrHandshakeTimeout: the session was not established in time.
 	ErrHandshakeTimeout = errors.New("tunnel: handshake timed out")
 	// ErrALPNMismatch: the TLS handshake did not negotiate ALPNTunnel.

@@ -13,20 +13,22 @@ import (
 
 func TestProtocolConstants(t *testing.T) {
 	got := map[string]any{
-		"ProtocolVersion":     ProtocolVersion,
-		"ALPNTunnel":          ALPNTunnel,
-		"ALPNJoin":            ALPNJoin,
-		"HeaderSize":          HeaderSize,
-		"DefaultMaxFrameSize": DefaultMaxFrameSize,
-		"MaxFrameSizeLimit":   MaxFrameSizeLimit,
+		"ProtocolVersion":       ProtocolVersion,
+		"ALPNTunnel":            ALPNTunnel,
+		"ALPNJoin":              ALPNJoin,
+		"HeaderSize":            HeaderSize,
+		"DefaultMaxFrameSize":   DefaultMaxFrameSize,
+		"MaxFrameSizeLimit":     MaxFrameSizeLimit,
+		"HandshakeMaxFrameSize": HandshakeMaxFrameSize,
 	}
 	want := map[string]any{
-		"ProtocolVersion":     uint8(1),
-		"ALPNTunnel":          "flotilla-tunnel/1",
-		"ALPNJoin":            "flotilla-join/1",
-		"HeaderSize":          8,
-		"DefaultMaxFrameSize": uint32(16 * 1024 * 1024),
-		"MaxFrameSizeLimit":   uint32(64 * 1024 * 1024),
+		"ProtocolVersion":       uint8(1),
+		"ALPNTunnel":            "flotilla-tunnel/1",
+		"ALPNJoin":              "flotilla-join/1",
+		"HeaderSize":            8,
+		"DefaultMaxFrameSize":   uint32(16 * 1024 * 1024),
+		"MaxFrameSizeLimit":     uint32(64 * 1024 * 1024),
+		"HandshakeMaxFrameSize": uint32(16 * 1024),
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("protocol constants changed (-want +got):\n%s", diff)

@@ -1,6 +1,7 @@
 package tunnel
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -230,7 +231,7 @@ func checkHeader(h Header, maxFrameSize uint32) error {
 // use; a stream has one reader.
 type FrameReader struct {
 	r   io.Reader
-	max uint32
+	max atomic.Uint32
 	hdr [HeaderSize]byte
 }
 
@@ -238,38 +239,83 @@ type FrameReader struct {
 // maxFrameSize (0 means DefaultMaxFrameSize; values above MaxFrameSizeLimit
 // are clamped to it).
 func NewFrameReader(r io.Reader, maxFrameSize uint32) *FrameReader {
-	return &FrameReader{r: r, max: clampMaxFrameSize(maxFrameSize)}
+	fr := &FrameReader{r: r}
+	fr.max.Store(clampMaxFrameSize(maxFrameSize))
+	return fr
 }
 
 // MaxFrameSize returns the largest payload the reader accepts.
-func (fr *FrameReader) MaxFrameSize() uint32 { return fr.max }
+func (fr *FrameReader) MaxFrameSize() uint32 { return fr.max.Load() }
 
-// ReadFrame reads one frame. It returns io.EOF if the reader ends cleanly
-// between frames. The header is checked before the payload is read: a wrong
-// version (ErrUnsupportedVersion), an unknown type (ErrUnknownFrameType) or a
-// length over the limit (ErrFrameTooLarge) is returned without reading or
-// allocating the payload. After any error other than io.EOF the reader is
-// out of step with the stream and must not be used again.
-func (fr *FrameReader) ReadFrame() (Header, []byte, error) {
+// SetMaxFrameSize changes the largest payload the reader accepts; a session
+// raises it from HandshakeMaxFrameSize once the handshake is over.
+func (fr *FrameReader) SetMaxFrameSize(n uint32) { fr.max.Store(clampMaxFrameSize(n)) }
+
+// payloadChunk is how much of a payload the reader allocates before the
+// bytes have arrived: a large payload grows with the data actually read, so
+// that a header alone (a peer that announces 16 MiB and sends nothing) costs
+// no memory.
+const payloadChunk = 64 << 10
+
+// ReadHeader reads and checks the next frame header: a wrong version
+// (ErrUnsupportedVersion), an unknown type (ErrUnknownFrameType) or a length
+// over the limit (ErrFrameTooLarge) is returned before any of the payload is
+// read. It returns io.EOF if the reader ends cleanly between frames.
+func (fr *FrameReader) ReadHeader() (Header, error) {
 	var h Header
 	if _, err := io.ReadFull(fr.r, fr.hdr[:]); err != nil {
 		if errors.Is(err, io.ErrUnexpectedEOF) {
-			return h, nil, fmt.Errorf("%w: %w", ErrShortHeader, err)
+			return h, fmt.Errorf("%w: %w", ErrShortHeader, err)
 		}
-		return h, nil, err
+		return h, err
 	}
 	if err := h.Decode(fr.hdr[:]); err != nil {
-		return h, nil, err
+		return h, err
 	}
-	if err := checkHeader(h, fr.max); err != nil {
-		return h, nil, err
+	if err := checkHeader(h, fr.max.Load()); err != nil {
+		return h, err
 	}
-	payload := make([]byte, h.Length)
-	if _, err := io.ReadFull(fr.r, payload); err != nil {
-		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			return h, nil, fmt.Errorf("%w: %s: %w", ErrTruncatedFrame, h, io.ErrUnexpectedEOF)
+	return h, nil
+}
+
+// ReadPayload reads the payload of the frame whose header ReadHeader just
+// returned. Memory is allocated as the bytes arrive, in chunks, never from
+// the header's length alone.
+func (fr *FrameReader) ReadPayload(h Header) ([]byte, error) {
+	var payload []byte
+	var err error
+	if h.Length <= payloadChunk {
+		payload = make([]byte, h.Length)
+		_, err = io.ReadFull(fr.r, payload)
+	} else {
+		buf := bytes.NewBuffer(make([]byte, 0, payloadChunk))
+		var n int64
+		n, err = io.CopyN(buf, fr.r, int64(h.Length))
+		if err == io.EOF && n < int64(h.Length) {
+			err = io.ErrUnexpectedEOF
 		}
-		return h, nil, fmt.Errorf("failed to read %s payload: %w", h.Type, err)
+		payload = buf.Bytes()
+	}
+	if err != nil {
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return nil, fmt.Errorf("%w: %s: %w", ErrTruncatedFrame, h, io.ErrUnexpectedEOF)
+		}
+		return nil, fmt.Errorf("failed to read %s payload: %w", h.Type, err)
+	}
+	return payload, nil
+}
+
+// ReadFrame reads one frame: ReadHeader, then ReadPayload. After any error
+// other than io.EOF the reader is out of step with the stream and must not
+// be used again.
+func (fr *FrameReader) ReadFrame() (Header, []byte, error) {
+	h, err := fr.ReadHeader()
+	if err != nil {
+		return h, nil, err
+	}
+	payload, err := fr.ReadPayload(h)
+	if err != nil {
+		return h, nil, err
 	}
 	return h, payload, nil
 }

@@ -2,9 +2,16 @@ package tunnel
 
 import (
 	"bytes"
+	"context"
+	"crypto/x509"
 	"errors"
 	"io"
+	"net"
+	"sync"
 	"testing"
+	"time"
+
+	"github.com/hashicorp/yamux"
 )
 
 // FuzzDecodeFrame feeds arbitrary bytes to the frame decoder. It must never
@@ -77,4 +84,163 @@ func isFrameError(err error) bool {
 		}
 	}
 	return false
+}
+
+// sessionScript encodes a sequence of writes for FuzzSession: each record is
+// the index of the agent's stream to write to (streams are opened in index
+// order as they are first named; index 3 and above are streams the
+// protocol does not define), a 16-bit length and that many bytes.
+func sessionScript(records ...any) []byte {
+	var out []byte
+	for i := 0; i+1 < len(records); i += 2 {
+		idx := records[i].(int)
+		var data []byte
+		switch v := records[i+1].(type) {
+		case Message:
+			data, _ = Encode(v)
+		case []byte:
+			data = v
+		}
+		out = append(out, byte(idx), byte(len(data)>>8), byte(len(data)))
+		out = append(out, data...)
+	}
+	return out
+}
+
+// FuzzSession drives the hub's side of a session (ServeConn and then every
+// stream's Recv) with arbitrary sequences of frames on arbitrary streams. The
+// hub must never panic or hang: the handshake ends within its timeout, an
+// established session ends when the agent hangs up, and every error is a
+// protocol error or the session closing.
+func FuzzSession(f *testing.F) {
+	hello := Hello{ProtocolVersion: ProtocolVersion, ClusterName: "member-1"}
+	handshake := []any{
+		0, StreamOpen{Kind: StreamControl}, 1, StreamOpen{Kind: StreamWork}, 2, StreamOpen{Kind: StreamStatus},
+		0, hello,
+	}
+	f.Add(sessionScript(handshake...))
+	f.Add(sessionScript(append(append([]any{}, handshake...),
+		1, WorkInventory{}, 0, Heartbeat{Sequence: 1}, 2, StatusReport{WorkName: "w", Hash: "h"}, 0, Goodbye{Reason: "bye"})...))
+	f.Add(sessionScript(append(append([]any{}, handshake...), 1, WorkInventory{}, 1, WorkInventory{})...))
+	f.Add(sessionScript(append(append([]any{}, handshake...), 3, StreamOpen{Kind: StreamControl})...))
+	f.Add(sessionScript(0, StreamOpen{Kind: StreamWork}, 1, StreamOpen{Kind: StreamWork}))
+	f.Add(sessionScript(0, StreamOpen{Kind: StreamControl}, 0, Heartbeat{Sequence: 1}))
+	f.Add(sessionScript(0, []byte{1, 2, 0, 0, 0xff, 0xff, 0xff, 0xff}))
+
+	f.Fuzz(fuzzSessionBody)
+}
+
+func fuzzSessionBody(t *testing.T, script []byte) {
+	{
+		server, client := net.Pipe()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		type result struct {
+			s   *ServerSession
+			err error
+		}
+		done := make(chan result, 1)
+		go func() {
+			s, err := ServeConn(ctx, server, ServerOptions{
+				HandshakeTimeout: 500 * time.Millisecond,
+				Authorize:        func(context.Context, Hello, *x509.Certificate) (HelloAck, error) { return HelloAck{}, nil },
+				YamuxConfig:      quietYamux(),
+			})
+			done <- result{s, err}
+		}()
+		mux, err := yamux.Client(client, quietYamux())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer mux.Close()
+
+		// The hub's receive loops, once the session is established.
+		var loops sync.WaitGroup
+		var established *ServerSession
+		checkErr := func(what string, err error) {
+			if err != nil && !isFrameError(err) && !errors.Is(err, ErrSessionClosed) && !errors.Is(err, ErrHandshakeTimeout) &&
+				!errors.Is(err, ErrUnexpectedStream) && !errors.Is(err, ErrRefused) && !errors.Is(err, io.EOF) && !errors.Is(err, yamux.ErrSessionShutdown) {
+				t.Errorf("%s returned an unexpected error: %v", what, err)
+			}
+		}
+		startLoops := func(s *ServerSession) {
+			established = s
+			for _, st := range []*Stream{s.Control(), s.Work(), s.Status()} {
+				loops.Go(func() {
+					for {
+						m, err := st.Recv()
+						if err != nil {
+							checkErr("Recv", err)
+							return
+						}
+						if hb, ok := m.(Heartbeat); ok {
+							_ = s.Control().Send(HeartbeatAck{Sequence: hb.Sequence})
+						}
+					}
+				})
+			}
+		}
+
+		var streams []*yamux.Stream
+		for len(script) >= 3 {
+			idx := int(script[0]) % 5
+			n := int(script[1])<<8 | int(script[2])
+			script = script[3:]
+			n = min(n, len(script))
+			data := script[:n]
+			script = script[n:]
+			for len(streams) <= idx {
+				st, err := mux.OpenStream()
+				if err != nil {
+					break
+				}
+				_ = st.SetWriteDeadline(time.Now().Add(time.Second))
+				streams = append(streams, st)
+			}
+			if idx < len(streams) {
+				_, _ = streams[idx].Write(data)
+			}
+			if established == nil {
+				select {
+				case r := <-done:
+					checkErr("ServeConn", r.err)
+					if r.s == nil {
+						return
+					}
+					startLoops(r.s)
+				default:
+				}
+			}
+		}
+		if established == nil {
+			// Without more input the handshake is complete by now or never
+			// will be: the agent hangs up (the deadline is tested elsewhere).
+			select {
+			case r := <-done:
+				done <- r
+			case <-time.After(20 * time.Millisecond):
+				_ = mux.Close()
+			}
+			r := <-done
+			checkErr("ServeConn", r.err)
+			if r.s != nil {
+				startLoops(r.s)
+			}
+		}
+		_ = mux.Close()
+		finished := make(chan struct{})
+		go func() { loops.Wait(); close(finished) }()
+		select {
+		case <-finished:
+		case <-time.After(5 * time.Second):
+			t.Fatal("the hub's session did not end after the agent hung up")
+		}
+		if established != nil {
+			select {
+			case <-established.CloseChan():
+			case <-time.After(5 * time.Second):
+				t.Fatal("the hub's session is still open after the agent hung up")
+			}
+		}
+	}
 }

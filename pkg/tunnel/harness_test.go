@@ -214,7 +214,7 @@ func startHarness(t *testing.T, tr transport, opts ServerOptions) *harness {
 }
 
 func quietYamux() *yamux.Config {
-	cfg := yamux.DefaultConfig()
+	cfg := DefaultYamuxConfig()
 	cfg.LogOutput = io.Discard
 	return cfg
 }

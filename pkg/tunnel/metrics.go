@@ -39,8 +39,8 @@ var frameErrorReasons = []struct {
 	{ErrInvalidMessage, "invalid_message"},
 }
 
-// unexpectedStreamReason counts streams opened beyond the three of the
-// protocol; they are refused without closing the session.
+// unexpectedStreamReason counts streams opened after the handshake; each
+// closes its session (ErrUnexpectedStream).
 const unexpectedStreamReason = "unexpected_stream"
 
 // Metrics holds the tunnel's Prometheus collectors. Create it once per
@@ -51,6 +51,8 @@ type Metrics struct {
 	bytes       *prometheus.CounterVec
 	frameErrors *prometheus.CounterVec
 	handshakes  *prometheus.CounterVec
+	// refusedConns counts connections closed at accept (over a cap).
+	refusedConns *prometheus.CounterVec
 	// frameSizes is flotilla_tunnel_frame_size_bytes (histograms.go).
 	frameSizes *prometheus.HistogramVec
 }
@@ -67,6 +69,7 @@ type Metrics struct {
 //	flotilla_tunnel_frame_errors_total{reason}            frames or streams rejected, by reason
 //	flotilla_tunnel_handshakes_total{side,result}         session handshakes: accepted, refused, failed
 //	flotilla_tunnel_frame_size_bytes{stream,direction}    histogram of frame sizes (histograms.go)
+//	flotilla_tunnel_connections_refused_total             connections closed at accept (over Server's caps)
 func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 	m := &Metrics{
 		frames: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -85,6 +88,10 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 			Name: "flotilla_tunnel_handshakes_total",
 			Help: "Tunnel session handshakes, by side (agent or hub) and result (accepted, refused, failed).",
 		}, []string{"side", "result"}),
+		refusedConns: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "flotilla_tunnel_connections_refused_total",
+			Help: "Connections the hub closed as soon as it accepted them, because too many connections or handshakes were open.",
+		}, []string{}),
 	}
 	var err error
 	if m.frameSizes, err = registerHistogram(reg, newFrameSizes()); err != nil {
@@ -93,7 +100,7 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 	if reg == nil {
 		return m, nil
 	}
-	for _, c := range []**prometheus.CounterVec{&m.frames, &m.bytes, &m.frameErrors, &m.handshakes} {
+	for _, c := range []**prometheus.CounterVec{&m.frames, &m.bytes, &m.frameErrors, &m.handshakes, &m.refusedConns} {
 		if err := reg.Register(*c); err != nil {
 			var are prometheus.AlreadyRegisteredError
 			if !errors.As(err, &are) {
@@ -137,6 +144,13 @@ func (m *Metrics) unexpectedStream() {
 		return
 	}
 	m.frameErrors.WithLabelValues(unexpectedStreamReason).Inc()
+}
+
+func (m *Metrics) connectionRefused() {
+	if m == nil {
+		return
+	}
+	m.refusedConns.WithLabelValues().Inc()
 }
 
 func (m *Metrics) handshake(s side, err error) {

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"net"
 	"runtime/debug"
+	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -20,11 +22,12 @@ import (
 // closes only that connection.
 type Server struct {
 	// TLSConfig is the hub's TLS configuration. It is copied; if NextProtos
-	// is empty it is set to the protocols that have a handler. Because join
-	// clients have no certificate yet, use ClientAuth
-	// tls.VerifyClientCertIfGiven (or choose per protocol in
-	// GetConfigForClient); tunnel sessions without a verified certificate
-	// are refused by the default Authorize. Required.
+	// is empty it is set to the protocols that have a handler. Its
+	// ClientAuth applies to join connections (use
+	// tls.VerifyClientCertIfGiven: a joining agent has no certificate yet,
+	// a leaving or renewing one has); a tunnel connection must always
+	// present a certificate that ClientCAs verify, in the TLS handshake.
+	// Required.
 	TLSConfig *tls.Config
 
 	// HandshakeTimeout bounds the TLS handshake. The tunnel handshake that
@@ -45,9 +48,54 @@ type Server struct {
 	// returns or Serve stops. Nil refuses join connections.
 	OnJoin func(ctx context.Context, conn *tls.Conn)
 
+	// MaxConnections caps the connections served at once (handshaking,
+	// joining and established); more are closed as soon as they are
+	// accepted. Default DefaultMaxConnections.
+	MaxConnections int
+
+	// MaxHandshakes caps the connections that are in their TLS or tunnel
+	// handshake or in a join exchange at once, i.e. not authorized yet; more
+	// are closed as soon as they are accepted. Default DefaultMaxHandshakes.
+	MaxHandshakes int
+
 	// Logger receives the server's logs. Default: the logger in Serve's
 	// context, else none.
 	Logger logr.Logger
+}
+
+// Defaults of Server's connection caps.
+const (
+	// DefaultMaxConnections is Server.MaxConnections' default.
+	DefaultMaxConnections = 10000
+	// DefaultMaxHandshakes is Server.MaxHandshakes' default.
+	DefaultMaxHandshakes = 64
+)
+
+// perProtocolConfig makes the TLS configuration depend on the protocol the
+// client asks for: a client that offers ALPNTunnel must present a
+// certificate the CAs in cfg.ClientCAs verify, during the TLS handshake, so
+// that an unauthenticated peer never reaches yamux; a client that offers
+// ALPNJoin (which has no certificate before it joins) is served with cfg's
+// own ClientAuth, and only the join protocol.
+func perProtocolConfig(cfg *tls.Config) *tls.Config {
+	tunnelCfg := cfg.Clone()
+	tunnelCfg.ClientAuth = tls.RequireAndVerifyClientCert
+	tunnelCfg.NextProtos = []string{ALPNTunnel}
+	joinCfg := cfg.Clone()
+	joinCfg.NextProtos = []string{ALPNJoin}
+	out := cfg.Clone()
+	out.GetConfigForClient = func(hello *tls.ClientHelloInfo) (*tls.Config, error) {
+		for _, p := range hello.SupportedProtos {
+			switch {
+			case p == ALPNTunnel && slices.Contains(cfg.NextProtos, ALPNTunnel):
+				return tunnelCfg, nil
+			case p == ALPNJoin && slices.Contains(cfg.NextProtos, ALPNJoin):
+				return joinCfg, nil
+			}
+		}
+		return nil, nil // neither: the connection is closed after the handshake
+	}
+	return out
 }
 
 // Serve accepts connections on l until ctx is done, then closes l, closes
@@ -73,6 +121,16 @@ func (srv *Server) Serve(ctx context.Context, l net.Listener) error {
 			cfg.NextProtos = append(cfg.NextProtos, ALPNJoin)
 		}
 	}
+
+	cfg = perProtocolConfig(cfg)
+	maxConns, maxHandshakes := srv.MaxConnections, srv.MaxHandshakes
+	if maxConns <= 0 {
+		maxConns = DefaultMaxConnections
+	}
+	if maxHandshakes <= 0 {
+		maxHandshakes = DefaultMaxHandshakes
+	}
+	var conns, handshakes atomic.Int64
 
 	var wg sync.WaitGroup
 	defer wg.Wait()
@@ -102,15 +160,29 @@ func (srv *Server) Serve(ctx context.Context, l net.Listener) error {
 			continue
 		}
 		delay = 0
+		if conns.Load() >= int64(maxConns) || handshakes.Load() >= int64(maxHandshakes) {
+			srv.Tunnel.Metrics.connectionRefused()
+			log.V(1).Info("Closing a connection over the caps", "connections", conns.Load(), "handshakes", handshakes.Load())
+			_ = conn.Close()
+			continue
+		}
+		conns.Add(1)
+		handshakes.Add(1)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			srv.serveConn(ctx, conn, cfg, log.WithValues("remote", conn.RemoteAddr().String()))
+			defer conns.Add(-1)
+			var once sync.Once
+			authorized := func() { once.Do(func() { handshakes.Add(-1) }) }
+			defer authorized()
+			srv.serveConn(ctx, conn, cfg, authorized, log.WithValues("remote", conn.RemoteAddr().String()))
 		}()
 	}
 }
 
-func (srv *Server) serveConn(ctx context.Context, conn net.Conn, cfg *tls.Config, log logr.Logger) {
+// serveConn serves one connection; it calls authorized once the connection
+// no longer counts against MaxHandshakes (its session is established).
+func (srv *Server) serveConn(ctx context.Context, conn net.Conn, cfg *tls.Config, authorized func(), log logr.Logger) {
 	defer func() {
 		if r := recover(); r != nil {
 			log.Error(fmt.Errorf("panic: %v", r), "Recovered from a panic serving a tunnel connection; closing it", "stack", string(debug.Stack()))
@@ -145,6 +217,7 @@ func (srv *Server) serveConn(ctx context.Context, conn net.Conn, cfg *tls.Config
 			}
 			return
 		}
+		authorized()
 		defer func() { _ = sess.Close() }()
 		// On shutdown the agent is told why before the session closes, and
 		// OnTunnel's context ends only when the session has closed.

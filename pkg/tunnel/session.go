@@ -162,25 +162,24 @@ func (s *Session) stream(kind StreamKind) **Stream {
 func (s *Session) establish(peerMaxFrameSize uint32) {
 	for _, st := range []*Stream{s.control, s.work, s.status} {
 		st.w.SetMaxFrameSize(peerMaxFrameSize)
+		st.r.SetMaxFrameSize(s.maxFrameSize)
 	}
 	s.established.Store(true)
 	go s.refuseStreams()
 }
 
-// refuseStreams closes any stream the peer opens after the handshake (this
-// version defines no more) and closes the session when the yamux session
-// ends on its own (connection lost, keepalive timeout).
+// refuseStreams closes the session when the peer opens a stream after the
+// handshake (this version defines no more: a protocol error), and when the
+// yamux session ends on its own (connection lost, keepalive timeout).
 func (s *Session) refuseStreams() {
-	for {
-		ys, err := s.mux.AcceptStream()
-		if err != nil {
-			s.closeWithError(fmt.Errorf("connection closed: %w", err))
-			return
-		}
-		s.metrics.unexpectedStream()
-		s.log.V(1).Info("Refusing a stream this protocol version does not define", "streamID", ys.StreamID())
-		_ = ys.Close()
+	ys, err := s.mux.AcceptStream()
+	if err != nil {
+		s.closeWithError(fmt.Errorf("connection closed: %w", err))
+		return
 	}
+	s.metrics.unexpectedStream()
+	s.log.V(1).Info("Closing the session: the peer opened a stream this protocol version does not define", "streamID", ys.StreamID())
+	s.closeWithError(fmt.Errorf("%w: stream %d opened after the handshake", ErrUnexpectedStream, ys.StreamID()))
 }
 
 // startHandshake arranges for the session to close, with a handshake error,

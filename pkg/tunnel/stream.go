@@ -42,8 +42,9 @@ func newStream(sess *Session, kind StreamKind, ys *yamux.Stream) *Stream {
 		sess: sess,
 		kind: kind,
 		ys:   ys,
-		r:    NewFrameReader(ys, sess.maxFrameSize),
-		w:    NewFrameWriter(ys, DefaultMaxFrameSize),
+		// Until the hello is accepted a peer may send only small frames.
+		r: NewFrameReader(ys, min(HandshakeMaxFrameSize, clampMaxFrameSize(sess.maxFrameSize))),
+		w: NewFrameWriter(ys, DefaultMaxFrameSize),
 	}
 }
 
@@ -106,7 +107,19 @@ func (st *Stream) Recv() (Message, error) {
 }
 
 func (st *Stream) recv() (Message, int, error) {
-	h, payload, err := st.r.ReadFrame()
+	h, err := st.r.ReadHeader()
+	if err != nil {
+		return nil, 0, err
+	}
+	// Where the frame may appear is decided by its header: a misplaced
+	// frame is refused before its payload is read.
+	if err := checkPlacement(h.Type, st.kind, st.sess.side.peer(), st.sess.phase()); err != nil {
+		return nil, 0, err
+	}
+	if frameSpecs[h.Type].once && st.received[h.Type] {
+		return nil, 0, fmt.Errorf("%w: a second %s in one session", ErrUnexpectedFrame, h.Type)
+	}
+	payload, err := st.r.ReadPayload(h)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -114,13 +127,7 @@ func (st *Stream) recv() (Message, int, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	if err := checkPlacement(h.Type, st.kind, st.sess.side.peer(), st.sess.phase()); err != nil {
-		return nil, 0, err
-	}
 	if frameSpecs[h.Type].once {
-		if st.received[h.Type] {
-			return nil, 0, fmt.Errorf("%w: a second %s in one session", ErrUnexpectedFrame, h.Type)
-		}
 		if st.received == nil {
 			st.received = map[FrameType]bool{}
 		}

@@ -2,20 +2,24 @@
 // for the hub and its members, the hub installed from manifests/hub and run with
 // its ServiceAccount's token, and (once joined) an agent per member.
 //
-//	go run ./tools/localfleet up --members 3 [--labels member-1=env=dev,zone=eu]
+//	go run ./tools/localfleet up --members 3 [--labels member-1=env=dev,zone=eu] [--hub-replicas 2]
 //	go run ./tools/localfleet down
 package main
 
 import (
 	"context"
 	"fmt"
+	"net"
+	"net/http"
 	"os"
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/flotilla-io/flotilla/tools/localfleet/balancer"
 	"github.com/flotilla-io/flotilla/tools/localfleet/fleet"
 )
 
@@ -40,8 +44,8 @@ func newCommand() *cobra.Command {
 	}
 	root.PersistentFlags().StringVar(&dir, "dir", "", "Folder for the fleet's files (default: .localfleet in the repository)")
 
-	var members int
-	var labels []string
+	var members, hubReplicas int
+	var labels, hubArgs []string
 	up := &cobra.Command{
 		Use:   "up",
 		Short: "Create the hub and member clusters, install and start the hub",
@@ -51,7 +55,7 @@ func newCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			f, err := fleet.New(fleet.Options{Dir: dir, Members: members, MemberLabels: memberLabels})
+			f, err := fleet.New(fleet.Options{Dir: dir, Members: members, MemberLabels: memberLabels, HubReplicas: hubReplicas, HubArgs: hubArgs})
 			if err != nil {
 				return err
 			}
@@ -60,6 +64,8 @@ func newCommand() *cobra.Command {
 	}
 	up.Flags().IntVar(&members, "members", 3, "Number of member clusters (member-1..N)")
 	up.Flags().StringArrayVar(&labels, "labels", nil, "Labels of a member, as member-1=env=dev,zone=eu (repeatable)")
+	up.Flags().IntVar(&hubReplicas, "hub-replicas", 1, "Number of hub processes; with more than one, agents reach them through a TCP balancer")
+	up.Flags().StringArrayVar(&hubArgs, "hub-arg", nil, "An extra flag for every hub process, as --hub-arg=--member-certificate-lifetime=1m (repeatable)")
 
 	down := &cobra.Command{
 		Use:   "down",
@@ -115,7 +121,7 @@ func newCommand() *cobra.Command {
 			},
 		})
 	}
-	root.AddCommand(up, down, demo, agent)
+	root.AddCommand(up, down, demo, agent, newBalanceCommand())
 	return root
 }
 
@@ -139,4 +145,40 @@ func parseLabels(flags []string) (map[string]map[string]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// newBalanceCommand is the tunnel balancer the fleet runs in front of several
+// hub replicas (tools/localfleet/balancer); `up` starts it.
+func newBalanceCommand() *cobra.Command {
+	var listen, control string
+	var backends []string
+	cmd := &cobra.Command{
+		Use:    "balance",
+		Short:  "Forward TCP connections to the hub replicas (run by `up`)",
+		Hidden: true,
+		Args:   cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if listen == "" || control == "" || len(backends) == 0 {
+				return fmt.Errorf("--listen, --control and at least one --backend are required")
+			}
+			b := balancer.New(backends)
+			l, err := net.Listen("tcp", listen)
+			if err != nil {
+				return err
+			}
+			cl, err := net.Listen("tcp", control)
+			if err != nil {
+				return err
+			}
+			srv := &http.Server{Handler: b.Handler(), ReadHeaderTimeout: 5 * time.Second}
+			go func() { _ = srv.Serve(cl) }()
+			defer srv.Close()
+			fmt.Printf("balancing %s over %v; control on %s\n", listen, backends, control)
+			return b.Serve(cmd.Context(), l)
+		},
+	}
+	cmd.Flags().StringVar(&listen, "listen", "", "host:port agents dial")
+	cmd.Flags().StringVar(&control, "control", "", "host:port of the control endpoint (cut, delay, backends)")
+	cmd.Flags().StringArrayVar(&backends, "backend", nil, "host:port of a hub replica's tunnel port (repeatable)")
+	return cmd
 }

@@ -38,6 +38,9 @@ const UnknownTokenMessage = "the token is unknown to the hub (never created, or 
 type Options struct {
 	// HeartbeatPeriod is announced to agents. Default 1s.
 	HeartbeatPeriod time.Duration
+	// MemberLifetime is how long the member certificates it signs are
+	// valid. Default: pki.DefaultMemberLifetime.
+	MemberLifetime time.Duration
 }
 
 // Hub is a running fake hub.
@@ -52,6 +55,8 @@ type Hub struct {
 	cancel   context.CancelFunc
 	done     chan struct{}
 	sessions chan *Session
+
+	memberLifetime time.Duration
 
 	mu     sync.Mutex
 	joins  []joinproto.Request
@@ -74,7 +79,8 @@ func Start(t testing.TB, opts Options) *Hub {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	h := &Hub{CA: ca, Addr: l.Addr().String(), Hash: ca.Hash(), cancel: cancel, done: make(chan struct{}), sessions: make(chan *Session, 16)}
+	h := &Hub{CA: ca, Addr: l.Addr().String(), Hash: ca.Hash(), cancel: cancel, done: make(chan struct{}), sessions: make(chan *Session, 16),
+		memberLifetime: opts.MemberLifetime}
 	srv := &tunnel.Server{
 		TLSConfig: &tls.Config{
 			MinVersion:   tls.VersionTLS12,
@@ -133,7 +139,19 @@ func (h *Hub) serveJoin(_ context.Context, conn *tls.Conn) {
 			resp.Error = UnknownTokenMessage
 			break
 		}
-		cert, err := h.CA.SignMember(req.CSR, req.ClusterName)
+		cert, _, err := h.CA.SignMemberFor(req.CSR, req.ClusterName, h.memberLifetime)
+		if err != nil {
+			resp.Error = err.Error()
+			break
+		}
+		resp.Certificate, resp.CA = cert, h.CA.CertPEM
+	case joinproto.ActionRenew:
+		chains := conn.ConnectionState().VerifiedChains
+		if len(chains) == 0 || chains[0][0].Subject.CommonName != req.ClusterName {
+			resp.Error = fmt.Sprintf("only member %q itself can renew its certificate", req.ClusterName)
+			break
+		}
+		cert, _, err := h.CA.SignMemberFor(req.CSR, req.ClusterName, h.memberLifetime)
 		if err != nil {
 			resp.Error = err.Error()
 			break

@@ -53,6 +53,10 @@ const (
 	// arrived for several heartbeat periods. The hub taints the cluster
 	// cluster.flotilla.io/unreachable.
 	ReasonHeartbeatTimeout = "HeartbeatTimeout"
+	// ReasonHubReplicaLost (False): the hub replica that held the tunnel stopped
+	// renewing its Lease; the leader recorded the agent as disconnected until it
+	// connects to another replica.
+	ReasonHubReplicaLost = "HubReplicaLost"
 )
 
 // Healthy reports whether the member cluster's API server is healthy, as seen by its

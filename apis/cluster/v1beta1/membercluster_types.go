@@ -158,6 +158,10 @@ type MemberClusterStatus struct {
 	// AgentSession describes the agent's current tunnel to the hub, if any.
 	// +optional
 	AgentSession *AgentSession `json:"agentSession,omitempty"`
+
+	// Identity is the member certificate the hub accepts (identity_types.go).
+	// +optional
+	Identity *MemberIdentity `json:"identity,omitempty"`
 }
 
 // PropertyValue is the value of a cluster property.
@@ -201,6 +205,14 @@ type AgentSession struct {
 	// ConnectedSince is when the current tunnel was established.
 	// +optional
 	ConnectedSince *metav1.Time `json:"connectedSince,omitempty"`
+
+	// Generation identifies the session: the time the replica accepted it, in
+	// Unix nanoseconds, so a newer session has a larger generation. A replica
+	// writes the member's connection status only while this names its own
+	// session, so that a late write of a replica that lost the session cannot
+	// overwrite the newer session's status.
+	// +optional
+	Generation int64 `json:"generation,omitempty"`
 }
 
 // MemberClusterList is a list of MemberClusters.

@@ -32,6 +32,13 @@ type Options struct {
 	HubArgs []string
 	// AgentArgs are extra flags for every agent process.
 	AgentArgs []string
+	// HubReplicas is how many hub processes run (replicas.go). With more than
+	// one, agents reach them through a small TCP balancer. Default: 1.
+	HubReplicas int
+	// TunnelBalancer puts the balancer in front of the hub even with one
+	// replica (the e2e fault suite cuts and delays connections through it,
+	// and adds replicas later).
+	TunnelBalancer bool
 	// Out receives progress lines. Default: os.Stdout.
 	Out io.Writer
 }
@@ -75,6 +82,12 @@ func New(opts Options) (*Fleet, error) {
 	}
 	if opts.Out == nil {
 		opts.Out = os.Stdout
+	}
+	if opts.HubReplicas == 0 {
+		opts.HubReplicas = 1
+	}
+	if opts.HubReplicas < 1 || opts.HubReplicas > 5 {
+		return nil, fmt.Errorf("--hub-replicas must be between 1 and 5, got %d", opts.HubReplicas)
 	}
 	for name := range opts.MemberLabels {
 		if !validMember(name, opts.Members) {
@@ -266,7 +279,8 @@ func unique(in []string) []string {
 }
 
 func (f *Fleet) buildBinaries(ctx context.Context) error {
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", f.bin+"/", "./hub", "./agent")
+	// localfleet itself runs the tunnel balancer (replicas.go).
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", f.bin+"/", "./hub", "./agent", "./tools/localfleet")
 	cmd.Dir = f.opts.RepoRoot
 	out, err := cmd.CombinedOutput()
 	if err != nil {

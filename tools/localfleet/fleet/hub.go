@@ -70,51 +70,71 @@ func (f *Fleet) writeServiceAccountKubeconfig(ctx context.Context) error {
 	return clientcmd.WriteToFile(*cfg, f.HubServiceAccountKubeconfig())
 }
 
-// startHub runs the hub binary as a local process with the ServiceAccount's
-// kubeconfig and waits until it reports ready.
+// startHub runs the hub binary as local processes (Options.HubReplicas, behind
+// the tunnel balancer when there are several) with the ServiceAccount's
+// kubeconfig and waits until each reports ready.
 func (f *Fleet) startHub(ctx context.Context, st *State) error {
 	if err := f.writeServiceAccountKubeconfig(ctx); err != nil {
 		return err
 	}
-	var err error
-	if st.HubTunnelAddress, err = freeAddress(); err != nil {
-		return err
+	for i := range f.opts.HubReplicas {
+		r, err := newHubReplica(i)
+		if err != nil {
+			return err
+		}
+		st.HubReplicas = append(st.HubReplicas, r)
 	}
-	if st.HubMetricsAddress, err = freeAddress(); err != nil {
-		return err
+	st.HubTunnelAddress = st.HubReplicas[0].TunnelAddress
+	if f.opts.HubReplicas > 1 || f.opts.TunnelBalancer {
+		if err := f.startBalancer(ctx, st); err != nil {
+			return err
+		}
 	}
-	if st.HubHealthAddress, err = freeAddress(); err != nil {
-		return err
+	st.HubMetricsAddress, st.HubHealthAddress = st.HubReplicas[0].MetricsAddress, st.HubReplicas[0].HealthAddress
+	for i := range st.HubReplicas {
+		if err := f.startHubReplica(ctx, st, i); err != nil {
+			return err
+		}
 	}
+	return nil
+}
+
+// startHubReplica runs replica i of the hub and waits until it is ready.
+func (f *Fleet) startHubReplica(ctx context.Context, st *State, i int) error {
+	r := st.HubReplicas[i]
 	args := append([]string{
 		"--kubeconfig", f.HubServiceAccountKubeconfig(),
 		"--namespace", hubNamespace,
-		"--replica-name", "localfleet-hub-0",
-		"--tunnel-bind-address", st.HubTunnelAddress,
-		"--metrics-bind-address", st.HubMetricsAddress,
-		"--health-probe-bind-address", st.HubHealthAddress,
+		"--replica-name", r.Name,
+		"--tunnel-bind-address", r.TunnelAddress,
+		"--metrics-bind-address", r.MetricsAddress,
+		"--health-probe-bind-address", r.HealthAddress,
 	}, f.opts.HubArgs...)
-	p, err := startProcess(filepath.Join(f.bin, "hub"), args, filepath.Join(f.LogDir(), "hub.log"), nil)
+	if st.BalancerControlAddress != "" {
+		// Join commands name the balancer, which every replica sits behind.
+		args = append(args, "--tunnel-advertise-address", st.HubTunnelAddress)
+	}
+	p, err := startProcess(filepath.Join(f.bin, "hub"), args, filepath.Join(f.LogDir(), r.Role+".log"), nil)
 	if err != nil {
 		return err
 	}
-	st.Processes["hub"] = p
+	st.Processes[r.Role] = p
 	if err := f.saveState(st); err != nil {
 		return err
 	}
 	return waitFor(ctx, 60*time.Second, func() error {
 		select {
 		case <-p.exited:
-			return fmt.Errorf("the hub exited; see %s", p.LogFile)
+			return fmt.Errorf("hub replica %s exited; see %s", r.Name, p.LogFile)
 		default:
 		}
-		resp, err := http.Get("http://" + st.HubHealthAddress + "/readyz")
+		resp, err := http.Get("http://" + r.HealthAddress + "/readyz")
 		if err != nil {
 			return err
 		}
 		resp.Body.Close()
 		if resp.StatusCode != http.StatusOK {
-			return fmt.Errorf("hub /readyz answered %s", resp.Status)
+			return fmt.Errorf("hub replica %s /readyz answered %s", r.Name, resp.Status)
 		}
 		return nil
 	})

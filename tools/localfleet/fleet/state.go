@@ -22,6 +22,13 @@ type State struct {
 	HubHealthAddress  string `json:"hubHealthAddress,omitempty"`
 	// Members are the member names in order, with the labels they joined with.
 	Members []Member `json:"members"`
+	// HubReplicas are the hub processes (replicas.go); the first one's
+	// addresses are also HubMetricsAddress and HubHealthAddress.
+	HubReplicas []HubReplica `json:"hubReplicas,omitempty"`
+	// BalancerControlAddress is the tunnel balancer's control endpoint, when
+	// agents reach the hub through it (HubTunnelAddress is then the
+	// balancer's).
+	BalancerControlAddress string `json:"balancerControlAddress,omitempty"`
 }
 
 // Member is one member cluster of the fleet.

@@ -1,0 +1,74 @@
+package replica
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
+)
+
+func lease(replica string, renewed time.Time, seconds int32) *coordinationv1.Lease {
+	t, acquired := metav1.NewMicroTime(renewed), metav1.NewMicroTime(started)
+	return &coordinationv1.Lease{Spec: coordinationv1.LeaseSpec{HolderIdentity: &replica, RenewTime: &t, AcquireTime: &acquired, LeaseDurationSeconds: &seconds}}
+}
+
+// started is when the replicas' current processes took their Leases.
+var started = time.Date(2026, 11, 23, 11, 0, 0, 0, time.UTC)
+
+func memberOn(name, replica string, connected metav1.ConditionStatus) clusterv1beta1.MemberCluster {
+	return memberSince(name, replica, connected, started.Add(time.Minute))
+}
+
+func memberSince(name, replica string, connected metav1.ConditionStatus, since time.Time) clusterv1beta1.MemberCluster {
+	mc := clusterv1beta1.MemberCluster{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	if replica != "" {
+		mc.Status.AgentSession = &clusterv1beta1.AgentSession{HubReplica: replica, Generation: since.UnixNano()}
+	}
+	mc.Status.Conditions = []metav1.Condition{{Type: clusterv1beta1.ConditionAgentConnected, Status: connected}}
+	return mc
+}
+
+func TestOrphanedMembersAreThoseOfReplicasWithoutALiveLease(t *testing.T) {
+	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	leases := map[string]*coordinationv1.Lease{
+		"hub-0": lease("hub-0", now.Add(-5*time.Second), 15),  // renewed recently
+		"hub-1": lease("hub-1", now.Add(-20*time.Second), 15), // expired
+	}
+	tests := []struct {
+		name   string
+		member clusterv1beta1.MemberCluster
+		want   bool
+	}{
+		{"a member on a replica whose lease is renewed is kept", memberOn("a", "hub-0", metav1.ConditionTrue), false},
+		{"a member on a replica whose lease expired is orphaned", memberOn("b", "hub-1", metav1.ConditionTrue), true},
+		{"a member on a replica without a lease is orphaned", memberOn("c", "hub-2", metav1.ConditionTrue), true},
+		{"a member already disconnected is left alone", memberOn("d", "hub-1", metav1.ConditionFalse), false},
+		{"a member whose session began before the replica restarted is orphaned", memberSince("f", "hub-0", metav1.ConditionTrue, started.Add(-time.Second)), true},
+		{"a member without a session is left alone", memberOn("e", "", metav1.ConditionTrue), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := Orphaned([]clusterv1beta1.MemberCluster{tt.member}, leases, now)
+			if diff := cmp.Diff(tt.want, len(got) == 1); diff != "" {
+				t.Errorf("orphaned (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestExpired(t *testing.T) {
+	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	if Expired(lease("x", now.Add(-14*time.Second), 15), now) {
+		t.Error("a lease renewed 14s ago with a 15s duration counts as expired")
+	}
+	if !Expired(lease("x", now.Add(-16*time.Second), 15), now) {
+		t.Error("a lease renewed 16s ago with a 15s duration counts as live")
+	}
+	if !Expired(&coordinationv1.Lease{}, now) {
+		t.Error("a lease never renewed counts as live")
+	}
+}
