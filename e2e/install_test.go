@@ -43,6 +43,9 @@ func TestHubManifestsInstallEveryKindEstablished(t *testing.T) {
 		"resourceoverrides.placement.flotilla.io",
 		"clusterresourceplacementevictions.placement.flotilla.io",
 		"clusterresourceplacementdisruptionbudgets.placement.flotilla.io",
+		"clusterstagedupdatestrategies.placement.flotilla.io",
+		"clusterstagedupdateruns.placement.flotilla.io",
+		"clusterapprovalrequests.placement.flotilla.io",
 	} {
 		if established[crd] != "True" {
 			t.Errorf("CRD %s: Established=%q, want True", crd, established[crd])

@@ -29,6 +29,7 @@ import (
 	"github.com/flotilla-io/flotilla/hub/scheduler/framework"
 	"github.com/flotilla-io/flotilla/hub/scheduler/plugins"
 	"github.com/flotilla-io/flotilla/hub/tunnelserver"
+	"github.com/flotilla-io/flotilla/hub/updaterun"
 	"github.com/flotilla-io/flotilla/hub/workcleanup"
 	"github.com/flotilla-io/flotilla/hub/workgen"
 )
@@ -110,6 +111,9 @@ func setupHub(_ context.Context, mgr ctrl.Manager, opts *Options) error {
 		&workgen.Reconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme()},
 		&workcleanup.Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("workcleanup"), Timeout: opts.WorkCleanupTimeout},
 		&eviction.Reconciler{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder("eviction")},
+		// Staged update runs roll out placements with strategy type External.
+		&updaterun.Reconciler{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder("updaterun")},
+		&updaterun.ExternalReconciler{Client: mgr.GetClient()},
 	}
 	for _, c := range controllers {
 		if err := c.SetupWithManager(mgr); err != nil {

@@ -1,51 +1,103 @@
 package cli
 
 import (
+	"bytes"
 	"context"
-	"fmt"
 	"strings"
 	"testing"
-	"time"
 
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
-	"github.com/flotilla-io/flotilla/pkg/testenv"
+	"github.com/flotilla-io/flotilla/pkg/conditions"
 )
 
-// approvalRequestCRD is a stand-in for the CRD of staged update runs: the kind
-// and status subresource approve relies on, nothing more.
-func approvalRequestCRD() *apiextensionsv1.CustomResourceDefinition {
-	return &apiextensionsv1.CustomResourceDefinition{
-		ObjectMeta: metav1.ObjectMeta{Name: "clusterapprovalrequests." + placementv1beta1.GroupVersion.Group},
-		Spec: apiextensionsv1.CustomResourceDefinitionSpec{
-			Group: placementv1beta1.GroupVersion.Group,
-			Names: apiextensionsv1.CustomResourceDefinitionNames{Plural: "clusterapprovalrequests", Singular: "clusterapprovalrequest", Kind: approvalRequestKind, ListKind: approvalRequestKind + "List"},
-			Scope: apiextensionsv1.ClusterScoped,
-			Versions: []apiextensionsv1.CustomResourceDefinitionVersion{{
-				Name: placementv1beta1.GroupVersion.Version, Served: true, Storage: true,
-				Subresources: &apiextensionsv1.CustomResourceSubresources{Status: &apiextensionsv1.CustomResourceSubresourceStatus{}},
-				Schema: &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: &apiextensionsv1.JSONSchemaProps{
-					Type: "object", XPreserveUnknownFields: ptr.To(true),
-				}},
-			}},
-		},
+// The plugin names the kind, condition and labels itself rather than importing
+// them (see approve.go); they must stay those of the API.
+func TestApproveNamesMatchTheAPI(t *testing.T) {
+	for _, tc := range []struct{ got, want string }{
+		{conditionApproved, placementv1beta1.ConditionApprovalRequestApprovedByUser},
+		{labelApprovalUpdateRun, placementv1beta1.LabelUpdateRun},
+		{labelApprovalTargetStage, placementv1beta1.LabelStage},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("the plugin uses %q, the API %q", tc.got, tc.want)
+		}
 	}
 }
 
 func TestApprove(t *testing.T) {
 	ctx := context.Background()
-	t.Run("a hub without staged update runs says so", func(t *testing.T) {
-		_, err := runCommand(t, "approve", "run-1-canary")
-		want := "the hub does not serve ClusterApprovalRequest (placement.flotilla.io/v1beta1): staged update runs are not installed on it"
-		if err == nil || !strings.HasPrefix(err.Error(), want) {
-			t.Errorf("approve = %v, want an error starting %q", err, want)
+	c, err := client.New(env.Config, client.Options{Scheme: Scheme()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// An approval request as a staged update run creates it.
+	req := &placementv1beta1.ClusterApprovalRequest{
+		ObjectMeta: metav1.ObjectMeta{
+			Name:   "run-1-canary",
+			Labels: map[string]string{placementv1beta1.LabelUpdateRun: "run-1", placementv1beta1.LabelStage: "canary"},
+		},
+		Spec: placementv1beta1.ApprovalRequestSpec{ParentStageRollout: "run-1", TargetStage: "canary"},
+	}
+	if err := c.Create(ctx, req); err != nil {
+		t.Fatal(err)
+	}
+
+	t.Run("approve sets Approved=True on the status, once", func(t *testing.T) {
+		out, err := runCommand(t, "approve", "run-1-canary", "--message", "canary looks good")
+		if err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		if want := "ClusterApprovalRequest run-1-canary approved: update run run-1 may go on after stage canary\n"; out != want {
+			t.Errorf("output = %q, want %q", out, want)
+		}
+		got := &placementv1beta1.ClusterApprovalRequest{}
+		if err := c.Get(ctx, client.ObjectKeyFromObject(req), got); err != nil {
+			t.Fatal(err)
+		}
+		approved := conditions.Get(got.Status.Conditions, placementv1beta1.ConditionApprovalRequestApprovedByUser)
+		if approved == nil || approved.Status != metav1.ConditionTrue || approved.Reason != reasonApprovedByKubectl ||
+			approved.Message != "canary looks good" || approved.ObservedGeneration != got.Generation {
+			t.Errorf("Approved condition = %+v, want True, %s, %q at generation %d", approved, reasonApprovedByKubectl, "canary looks good", got.Generation)
+		}
+		out, err = runCommand(t, "approve", "run-1-canary")
+		if err != nil || !strings.Contains(out, "is already approved") {
+			t.Errorf("second approve = %v: %q", err, out)
+		}
+	})
+
+	t.Run("approve keeps the run's own conditions", func(t *testing.T) {
+		other := req.DeepCopy()
+		other.ResourceVersion = ""
+		other.Name = "run-1-prod"
+		other.Labels[placementv1beta1.LabelStage] = "prod"
+		other.Spec.TargetStage = "prod"
+		if err := c.Create(ctx, other); err != nil {
+			t.Fatal(err)
+		}
+		conditions.Set(&other.Status.Conditions, "SomethingOfTheRun", metav1.ConditionTrue, "ByTheRun", "kept", other.Generation)
+		if err := c.Status().Update(ctx, other); err != nil {
+			t.Fatal(err)
+		}
+		if out, err := runCommand(t, "approve", "run-1-prod"); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		got := &placementv1beta1.ClusterApprovalRequest{}
+		if err := c.Get(ctx, client.ObjectKeyFromObject(other), got); err != nil {
+			t.Fatal(err)
+		}
+		if !conditions.IsTrue(got.Status.Conditions, placementv1beta1.ConditionApprovalRequestApprovedByUser) || !conditions.IsTrue(got.Status.Conditions, "SomethingOfTheRun") {
+			t.Errorf("status.conditions = %+v, want Approved=True and the run's condition kept", got.Status.Conditions)
+		}
+	})
+
+	t.Run("an approval request that does not exist", func(t *testing.T) {
+		if _, err := runCommand(t, "approve", "nope"); err == nil || err.Error() != "ClusterApprovalRequest nope not found" {
+			t.Errorf("approve nope = %v", err)
 		}
 	})
 
@@ -55,54 +107,14 @@ func TestApprove(t *testing.T) {
 		}
 	})
 
-	sc := Scheme()
-	if err := apiextensionsv1.AddToScheme(sc); err != nil {
-		t.Fatal(err)
-	}
-	c, err := client.New(env.Config, client.Options{Scheme: sc})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Create(ctx, approvalRequestCRD()); err != nil {
-		t.Fatal(err)
-	}
-	dc := dynamic.NewForConfigOrDie(env.Config)
-	res := dc.Resource(schema.GroupVersionResource{Group: placementv1beta1.GroupVersion.Group, Version: placementv1beta1.GroupVersion.Version, Resource: "clusterapprovalrequests"})
-	req := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": placementv1beta1.GroupVersion.String(), "kind": approvalRequestKind,
-		"metadata": map[string]any{"name": "run-1-canary", "labels": map[string]any{labelApprovalUpdateRun: "run-1", labelApprovalTargetStage: "canary"}},
-		"spec":     map[string]any{"parentStageRollout": "run-1", "targetStage": "canary"},
-	}}
-	testenv.Eventually(t, 30*time.Second, func() error {
-		_, err := res.Create(ctx, req, metav1.CreateOptions{})
-		return err
-	})
-
-	t.Run("approve sets Approved=True on the status, once", func(t *testing.T) {
-		out, err := runCommand(t, "approve", "run-1-canary")
-		if err != nil {
-			t.Fatalf("%v\n%s", err, out)
-		}
-		if want := "ClusterApprovalRequest run-1-canary approved: update run run-1 may go on after stage canary\n"; out != want {
-			t.Errorf("output = %q, want %q", out, want)
-		}
-		got, err := res.Get(ctx, "run-1-canary", metav1.GetOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		conds, _, _ := unstructured.NestedSlice(got.Object, "status", "conditions")
-		if len(conds) != 1 || fmt.Sprintf("%v %v", conds[0].(map[string]any)["type"], conds[0].(map[string]any)["status"]) != "Approved True" {
-			t.Errorf("status.conditions = %v", conds)
-		}
-		out, err = runCommand(t, "approve", "run-1-canary")
-		if err != nil || !strings.Contains(out, "is already approved") {
-			t.Errorf("second approve = %v: %q", err, out)
-		}
-	})
-
-	t.Run("an approval request that does not exist", func(t *testing.T) {
-		if _, err := runCommand(t, "approve", "nope"); err == nil || err.Error() != "ClusterApprovalRequest nope not found" {
-			t.Errorf("approve nope = %v", err)
+	t.Run("a hub without staged update runs says so", func(t *testing.T) {
+		// A hub whose API server does not know the kind (an older Flotilla).
+		mapper := meta.NewDefaultRESTMapper(nil)
+		var out bytes.Buffer
+		err := approve(ctx, dynamic.NewForConfigOrDie(env.Config), mapper, "run-1-canary", "", &out)
+		want := "the hub does not serve ClusterApprovalRequest (placement.flotilla.io/v1beta1): staged update runs are not installed on it"
+		if err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("approve = %v, want an error starting %q", err, want)
 		}
 	})
 }

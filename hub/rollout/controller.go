@@ -30,7 +30,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (ctrl
 	if err := r.Client.Get(ctx, req.NamespacedName, crp); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if !crp.DeletionTimestamp.IsZero() {
+	// Placements with strategy type External are left alone entirely: staged
+	// update runs (hub/updaterun) bind their bindings, move them between resource
+	// snapshots and write their RolloutStarted condition.
+	if !crp.DeletionTimestamp.IsZero() || crp.Spec.Strategy.Type == placementv1beta1.ExternalRolloutStrategyType {
 		return ctrl.Result{}, nil
 	}
 	latest, err := r.latestSnapshot(ctx, crp.Name)

@@ -1,0 +1,57 @@
+// Package updaterun carries out ClusterStagedUpdateRuns: it rolls one resource
+// snapshot of a placement whose spec.strategy.type is External out to the
+// placement's clusters, stage by stage, as a ClusterStagedUpdateStrategy says.
+// With External, nothing reaches a cluster except through a run, the first
+// rollout included; an older snapshot index rolls back.
+//
+// # A run, phase by phase
+//
+// Initialization resolves the placement (it must exist and be External), the
+// strategy and the resource snapshot set with spec.resourceSnapshotIndex. When one
+// is missing the run's Initialized condition is False with a reason
+// (PlacementNotFound, PlacementNotExternal, StrategyNotFound,
+// ResourceSnapshotNotFound, InvalidStrategy) and a message that says exactly what
+// is missing; nothing is changed on any binding, and initialization is tried
+// again when the missing object appears. A run also waits (WaitingForOtherRun)
+// while another run of the same placement is in progress. Once initialized, the
+// run keeps a copy of the strategy and divides the placement's current clusters
+// (those with a Scheduled or Bound binding) into stages: each cluster goes to the
+// first stage whose labelSelector matches it, ordered by the stage's
+// sortingLabelKey and then by name. Clusters no stage matches are listed in
+// status.unselectedClusters and left as they are.
+//
+// The run then goes through the stages in order. Inside a stage, at most
+// maxConcurrency clusters update at once: the run moves a cluster's binding to the
+// run's snapshot (spec.state Bound, spec.resourceSnapshotName, spec.applyStrategy
+// from the placement) and sets the binding's RolloutStarted condition; the cluster
+// succeeds when its binding names the run's snapshot and its Available condition
+// is True at the binding's current generation. When every cluster of the stage has
+// succeeded, the stage's after-stage tasks run: an Approval task creates a
+// ClusterApprovalRequest (named <run>-<stage>, labelled
+// placement.flotilla.io/update-run and placement.flotilla.io/stage) and waits until
+// a user sets its Approved condition to True, which the run answers with
+// ApprovalAccepted=True (a request of that name the run does not own, say one
+// left by an earlier run of the same name, is replaced, never taken as approval);
+// a TimedWait task waits for its waitTime. The run succeeds
+// after the last stage. It fails only when it cannot go on: its placement was
+// deleted or left External, or its resource snapshot was deleted.
+//
+// Setting spec.state to Stop stops the run: it moves no further binding and
+// completes no further stage (Progressing=False, Stopped); Run resumes it.
+//
+// # What this package writes
+//
+// For External placements only (docs/pipeline.md has the whole table): binding
+// spec.state (Scheduled to Bound), spec.resourceSnapshotName and spec.applyStrategy
+// with a JSON patch that applies only while spec.state is what was read, and the
+// binding's RolloutStarted condition with server-side apply under the field manager
+// flotilla-updaterun. A small second controller (ExternalReconciler) deletes the
+// Unscheduled bindings of External placements and marks bindings no run has moved
+// yet RolloutStarted=Unknown (RolloutControlledExternally). The run's status, and
+// the ApprovalAccepted condition of its approval requests, are this package's too.
+//
+// Events mark the run's transitions (Initialized, StageStarted, ApprovalRequested,
+// StageApproved, StageSucceeded, Stopped, Succeeded, Failed); the metrics are
+// flotilla_updaterun_clusters_updated_total and
+// flotilla_updaterun_runs_finished_total{result}.
+package updaterun

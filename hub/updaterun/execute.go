@@ -1,0 +1,287 @@
+package updaterun
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+	"github.com/flotilla-io/flotilla/pkg/conditions"
+)
+
+// updateStages advances the first stage that has not succeeded; when it succeeds,
+// the next one, and so on. The run succeeds after the last stage.
+func (r *Reconciler) updateStages(ctx context.Context, s *scope) error {
+	run := s.run
+	gen := run.Generation
+	defer r.reportSnapshots(s)
+	for i := range run.Status.StagesStatus {
+		st := &run.Status.StagesStatus[i]
+		if conditions.IsTrue(st.Conditions, placementv1beta1.ConditionUpdateRunSucceeded) {
+			continue
+		}
+		cfg := r.stageConfig(run, i)
+		if st.StartTime == nil {
+			st.StartTime = s.now.DeepCopy()
+			s.announce(corev1.EventTypeNormal, "StageStarted", "stage %s started: %d clusters, at most %d at a time",
+				st.StageName, len(st.Clusters), maxConcurrency(cfg.MaxConcurrency, len(st.Clusters)))
+		}
+		limit := maxConcurrency(cfg.MaxConcurrency, len(st.Clusters))
+		plan, err := r.updateClusters(ctx, s, st, limit)
+		if err != nil {
+			return err
+		}
+		if !plan.done {
+			set(&st.Conditions, placementv1beta1.ConditionUpdateRunProgressing, stageProgressing(plan.updating), gen)
+			set(&run.Status.Conditions, placementv1beta1.ConditionUpdateRunProgressing, progressing(st.StageName, plan.updating, limit), gen)
+			return nil
+		}
+		waits, err := r.runTasks(ctx, s, st, cfg)
+		if err != nil {
+			return err
+		}
+		if len(waits) > 0 {
+			c := waiting(st.StageName, waits)
+			set(&st.Conditions, placementv1beta1.ConditionUpdateRunProgressing, c, gen)
+			set(&run.Status.Conditions, placementv1beta1.ConditionUpdateRunProgressing, c, gen)
+			return nil
+		}
+		st.EndTime = s.now.DeepCopy()
+		set(&st.Conditions, placementv1beta1.ConditionUpdateRunProgressing, finished("the stage succeeded"), gen)
+		set(&st.Conditions, placementv1beta1.ConditionUpdateRunSucceeded, stageSucceeded(len(st.Clusters)), gen)
+		s.announce(corev1.EventTypeNormal, "StageSucceeded", "stage %s succeeded", st.StageName)
+	}
+	c := runSucceeded(run.Status.StagesStatus, s.target.Name, run.Spec.ResourceSnapshotIndex)
+	set(&run.Status.Conditions, placementv1beta1.ConditionUpdateRunSucceeded, c, gen)
+	set(&run.Status.Conditions, placementv1beta1.ConditionUpdateRunProgressing, finished("the run succeeded"), gen)
+	s.announce(corev1.EventTypeNormal, c.reason, "%s", c.message)
+	s.result = metricResultSucceeded
+	return nil
+}
+
+// stageConfig returns the strategy's stage i as the run copied it.
+func (r *Reconciler) stageConfig(run *placementv1beta1.ClusterStagedUpdateRun, i int) *placementv1beta1.StageConfig {
+	return &run.Status.StagedUpdateStrategySnapshot.Stages[i]
+}
+
+// updateClusters records the stage's finished clusters and moves the next ones,
+// within limit, until nothing changes: a cluster that already runs the snapshot
+// finishes at once. It returns the last plan.
+func (r *Reconciler) updateClusters(ctx context.Context, s *scope, st *placementv1beta1.StageUpdatingStatus, limit int) (stagePlan, error) {
+	run, target := s.run, s.target.Name
+	index := run.Spec.ResourceSnapshotIndex
+	byName := make(map[string]*placementv1beta1.ClusterUpdatingStatus, len(st.Clusters))
+	for i := range st.Clusters {
+		byName[st.Clusters[i].ClusterName] = &st.Clusters[i]
+	}
+	for {
+		views := make(map[string]bindingView, len(st.Clusters))
+		for _, c := range st.Clusters {
+			views[c.ClusterName] = viewOf(s.bindings[c.ClusterName])
+		}
+		plan := planStage(st.Clusters, views, target, limit)
+		for _, name := range plan.succeeded {
+			c := byName[name]
+			c.EndTime = s.now.DeepCopy()
+			set(&c.Conditions, placementv1beta1.ConditionUpdateRunSucceeded, clusterSucceeded(target, index), run.Generation)
+			s.clustersUpdated++
+		}
+		for _, name := range plan.unscheduled {
+			set(&byName[name].Conditions, placementv1beta1.ConditionUpdateRunSucceeded, clusterUnscheduled(run.Spec.PlacementName), run.Generation)
+			s.announce(corev1.EventTypeNormal, placementv1beta1.ReasonClusterUnscheduled, "stage %s: %s left the placement; the run leaves it", st.StageName, name)
+		}
+		starting := map[string]bool{}
+		for _, name := range plan.start {
+			starting[name] = true
+		}
+		// Every updating cluster is (re)moved: one that started before keeps the
+		// run's snapshot even if something else changed its binding.
+		for _, name := range plan.updating {
+			b := s.bindings[name]
+			if err := moveBinding(ctx, r.Client, b, target, s.placement.Spec.Strategy.ApplyStrategy); err != nil {
+				return plan, err
+			}
+			if err := applyRolloutStarted(ctx, r.Client, b, bindingRolloutStarted(run.Name, target, index), false); err != nil {
+				return plan, err
+			}
+			if starting[name] {
+				c := byName[name]
+				c.StartTime = s.now.DeepCopy()
+				set(&c.Conditions, placementv1beta1.ConditionClusterUpdatingStarted, clusterStartedCondition(target, index), run.Generation)
+			}
+		}
+		if len(plan.succeeded)+len(plan.unscheduled)+len(plan.start) == 0 {
+			return plan, nil
+		}
+	}
+}
+
+// reportSnapshots records which snapshot each cluster of the run runs now.
+func (r *Reconciler) reportSnapshots(s *scope) {
+	for i := range s.run.Status.StagesStatus {
+		st := &s.run.Status.StagesStatus[i]
+		for j := range st.Clusters {
+			c := &st.Clusters[j]
+			b := s.bindings[c.ClusterName]
+			if b == nil {
+				continue
+			}
+			c.ResourceSnapshotName = b.Spec.ResourceSnapshotName
+			c.ResourceSnapshotIndex = s.indexOf[b.Spec.ResourceSnapshotName]
+			c.ResourceOverrideSnapshots = b.Spec.ResourceOverrideSnapshots
+			c.ClusterResourceOverrideSnapshots = b.Spec.ClusterResourceOverrideSnapshots
+		}
+	}
+}
+
+// runTasks runs the stage's after-stage tasks and returns what the run still
+// waits for (nothing: the stage is complete).
+func (r *Reconciler) runTasks(ctx context.Context, s *scope, st *placementv1beta1.StageUpdatingStatus, cfg *placementv1beta1.StageConfig) ([]taskWait, error) {
+	var waits []taskWait
+	for i := range st.AfterStageTaskStatus {
+		ts := &st.AfterStageTaskStatus[i]
+		if ts.StartTime == nil {
+			ts.StartTime = s.now.DeepCopy()
+		}
+		switch ts.Type {
+		case placementv1beta1.AfterStageTaskTypeApproval:
+			w, err := r.approvalTask(ctx, s, st, ts)
+			if err != nil {
+				return nil, err
+			}
+			if w != nil {
+				waits = append(waits, *w)
+			}
+		case placementv1beta1.AfterStageTaskTypeTimedWait:
+			if w := r.timedWaitTask(s, ts, waitTimeOf(cfg, ts.Type)); w != nil {
+				waits = append(waits, *w)
+			}
+		}
+	}
+	return waits, nil
+}
+
+// waitTimeOf returns the waitTime of the stage's task of the type.
+func waitTimeOf(cfg *placementv1beta1.StageConfig, typ placementv1beta1.AfterStageTaskType) time.Duration {
+	for _, t := range cfg.AfterStageTasks {
+		if t.Type == typ && t.WaitTime != nil {
+			return t.WaitTime.Duration
+		}
+	}
+	return 0
+}
+
+// timedWaitTask completes waitTime after the task started; until then the run
+// looks again when the time is up.
+func (r *Reconciler) timedWaitTask(s *scope, ts *placementv1beta1.AfterStageTaskStatus, waitTime time.Duration) *taskWait {
+	if conditions.IsTrue(ts.Conditions, placementv1beta1.ConditionWaitTimeElapsed) {
+		return nil
+	}
+	remaining := ts.StartTime.Add(waitTime).Sub(r.now())
+	if remaining > 0 {
+		if s.requeue == 0 || remaining < s.requeue {
+			s.requeue = remaining
+		}
+		return &taskWait{remaining: remaining, waitTime: waitTime}
+	}
+	set(&ts.Conditions, placementv1beta1.ConditionWaitTimeElapsed, waitTimeElapsed(waitTime), s.run.Generation)
+	return nil
+}
+
+// approvalTask makes sure the stage's ClusterApprovalRequest exists and, once a
+// user approved it, accepts the approval.
+func (r *Reconciler) approvalTask(ctx context.Context, s *scope, st *placementv1beta1.StageUpdatingStatus, ts *placementv1beta1.AfterStageTaskStatus) (*taskWait, error) {
+	if conditions.IsTrue(ts.Conditions, placementv1beta1.ConditionApprovalRequestApproved) {
+		return nil, nil
+	}
+	run := s.run
+	name := ApprovalRequestName(run.Name, st.StageName)
+	ts.ApprovalRequestName = name
+	req := &placementv1beta1.ClusterApprovalRequest{}
+	err := r.Client.Get(ctx, types.NamespacedName{Name: name}, req)
+	switch {
+	case apierrors.IsNotFound(err):
+		req = &placementv1beta1.ClusterApprovalRequest{
+			ObjectMeta: metav1.ObjectMeta{
+				Name: name,
+				Labels: map[string]string{
+					placementv1beta1.LabelUpdateRun: run.Name,
+					placementv1beta1.LabelStage:     st.StageName,
+				},
+			},
+			Spec: placementv1beta1.ApprovalRequestSpec{ParentStageRollout: run.Name, TargetStage: st.StageName},
+		}
+		if err := controllerutil.SetControllerReference(run, req, r.Client.Scheme()); err != nil {
+			return nil, err
+		}
+		if err := r.Client.Create(ctx, req, client.FieldOwner(FieldManager)); err != nil && !apierrors.IsAlreadyExists(err) {
+			return nil, fmt.Errorf("failed to create ClusterApprovalRequest %s: %w", name, err)
+		}
+		s.announce(corev1.EventTypeNormal, "ApprovalRequested", "stage %s: every cluster is updated; ClusterApprovalRequest %s waits for approval", st.StageName, name)
+	case err != nil:
+		return nil, fmt.Errorf("failed to get ClusterApprovalRequest %s: %w", name, err)
+	case !metav1.IsControlledBy(req, run):
+		// A request of the same name left by another run (say, a deleted one of the
+		// same name) must not approve this one: replace it. Its deletion wakes the
+		// run, which then creates its own.
+		if err := r.Client.Delete(ctx, req, client.Preconditions{UID: &req.UID}); client.IgnoreNotFound(err) != nil {
+			return nil, fmt.Errorf("failed to delete ClusterApprovalRequest %s of another run: %w", name, err)
+		}
+		return &taskWait{approvalRequest: name}, nil
+	}
+	set(&ts.Conditions, placementv1beta1.ConditionApprovalRequestCreated, approvalRequestCreated(name), run.Generation)
+	if !conditions.IsTrue(req.Status.Conditions, placementv1beta1.ConditionApprovalRequestApprovedByUser) {
+		return &taskWait{approvalRequest: name}, nil
+	}
+	if err := r.acceptApproval(ctx, req, run.Name); err != nil {
+		return nil, err
+	}
+	set(&ts.Conditions, placementv1beta1.ConditionApprovalRequestApproved, approvalRequestApproved(name), run.Generation)
+	s.announce(corev1.EventTypeNormal, "StageApproved", "stage %s: ClusterApprovalRequest %s was approved", st.StageName, name)
+	return nil, nil
+}
+
+// acceptApproval sets the request's ApprovalAccepted condition with server-side
+// apply, leaving the user's Approved condition alone.
+func (r *Reconciler) acceptApproval(ctx context.Context, req *placementv1beta1.ClusterApprovalRequest, run string) error {
+	if conditions.IsTrue(req.Status.Conditions, placementv1beta1.ConditionApprovalAccepted) {
+		return nil
+	}
+	var own []metav1.Condition
+	set(&own, placementv1beta1.ConditionApprovalAccepted, approvalAccepted(run), req.Generation)
+	body := map[string]any{
+		"apiVersion": placementv1beta1.GroupVersion.String(),
+		"kind":       "ClusterApprovalRequest",
+		"metadata":   map[string]any{"name": req.Name},
+		"status":     map[string]any{"conditions": own},
+	}
+	data, err := json.Marshal(body)
+	if err != nil {
+		return err
+	}
+	if err := r.Client.Status().Patch(ctx, req, client.RawPatch(types.ApplyPatchType, data), client.FieldOwner(FieldManager), client.ForceOwnership); err != nil {
+		return fmt.Errorf("failed to accept ClusterApprovalRequest %s: %w", req.Name, err)
+	}
+	return nil
+}
+
+// ApprovalRequestName is the name of the ClusterApprovalRequest of a run's stage:
+// <run>-<stage>, shortened with a hash when that is longer than a name may be.
+func ApprovalRequestName(run, stage string) string {
+	name := run + "-" + stage
+	if len(name) <= 253 {
+		return name
+	}
+	sum := sha256.Sum256([]byte(name))
+	return name[:240] + "-" + hex.EncodeToString(sum[:])[:12]
+}

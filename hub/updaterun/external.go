@@ -1,0 +1,85 @@
+package updaterun
+
+import (
+	"context"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+	"github.com/flotilla-io/flotilla/pkg/conditions"
+)
+
+// ExternalReconciler keeps the bindings of External placements that no run is
+// moving: it deletes Unscheduled bindings (the work generator then removes their
+// Work, and so the resources, from the cluster) and marks a Scheduled binding no
+// run has touched RolloutStarted=Unknown (RolloutControlledExternally), so that
+// the placement's status says a run is awaited.
+type ExternalReconciler struct {
+	// Client reads from the cache and writes. Required.
+	Client client.Client
+}
+
+// Reconcile handles one ClusterResourcePlacement, if it is External.
+func (r *ExternalReconciler) Reconcile(ctx context.Context, req reconcile.Request) (ctrl.Result, error) {
+	crp := &placementv1beta1.ClusterResourcePlacement{}
+	if err := r.Client.Get(ctx, req.NamespacedName, crp); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !crp.DeletionTimestamp.IsZero() || crp.Spec.Strategy.Type != placementv1beta1.ExternalRolloutStrategyType {
+		return ctrl.Result{}, nil
+	}
+	list := &placementv1beta1.ClusterResourceBindingList{}
+	if err := r.Client.List(ctx, list, client.MatchingLabels{placementv1beta1.LabelPlacementName: crp.Name}); err != nil {
+		return ctrl.Result{}, fmt.Errorf("failed to list bindings: %w", err)
+	}
+	for i := range list.Items {
+		b := &list.Items[i]
+		switch {
+		case !b.DeletionTimestamp.IsZero():
+		case b.Spec.State == placementv1beta1.BindingStateUnscheduled:
+			if err := client.IgnoreNotFound(r.Client.Delete(ctx, b)); err != nil {
+				return ctrl.Result{}, fmt.Errorf("failed to delete unscheduled binding %s: %w", b.Name, err)
+			}
+			log.FromContext(ctx).Info("deleted unscheduled binding", "binding", b.Name, "cluster", b.Spec.TargetCluster)
+		case untouched(b):
+			// Conditional on the resourceVersion read: a run may have moved the
+			// binding since (a stale cache), and its RolloutStarted must win.
+			err := applyRolloutStarted(ctx, r.Client, b, bindingControlledExternally(crp.Name), true)
+			switch {
+			case apierrors.IsConflict(err) || apierrors.IsNotFound(err):
+				return ctrl.Result{Requeue: true}, nil
+			case err != nil:
+				return ctrl.Result{}, err
+			}
+		}
+	}
+	return ctrl.Result{}, nil
+}
+
+// untouched reports whether no run has moved the binding yet.
+func untouched(b *placementv1beta1.ClusterResourceBinding) bool {
+	return b.DeletionTimestamp.IsZero() && b.Spec.State == placementv1beta1.BindingStateScheduled &&
+		conditions.Get(b.Status.Conditions, placementv1beta1.ConditionRolloutStarted) == nil
+}
+
+// SetupWithManager registers the controller: placements and their bindings.
+func (r *ExternalReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	byPlacementLabel := handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
+		name := o.GetLabels()[placementv1beta1.LabelPlacementName]
+		if name == "" || o.GetLabels()[placementv1beta1.LabelPlacementNamespace] != "" {
+			return nil
+		}
+		return []reconcile.Request{{NamespacedName: client.ObjectKey{Name: name}}}
+	})
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("updaterun-external").
+		For(&placementv1beta1.ClusterResourcePlacement{}).
+		Watches(&placementv1beta1.ClusterResourceBinding{}, byPlacementLabel).
+		Complete(r)
+}

@@ -1,0 +1,222 @@
+package updaterun
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+	"github.com/flotilla-io/flotilla/pkg/conditions"
+)
+
+// condition is a condition's status, reason and message.
+type condition struct {
+	status  metav1.ConditionStatus
+	reason  string
+	message string
+}
+
+// set records c as the condition typ in conds at the run's generation.
+func set(conds *[]metav1.Condition, typ string, c condition, generation int64) bool {
+	return conditions.Set(conds, typ, c.status, c.reason, c.message, generation)
+}
+
+// The reasons a run cannot be initialized, each with the exact message it gets.
+
+func placementNotFound(placement string) condition {
+	return condition{metav1.ConditionFalse, placementv1beta1.ReasonUpdateRunPlacementNotFound,
+		fmt.Sprintf("ClusterResourcePlacement %s does not exist", placement)}
+}
+
+func placementNotExternal(placement string, typ placementv1beta1.RolloutStrategyType) condition {
+	return condition{metav1.ConditionFalse, placementv1beta1.ReasonUpdateRunPlacementNotExternal,
+		fmt.Sprintf("ClusterResourcePlacement %s has strategy type %s; staged update runs roll out only placements whose spec.strategy.type is External", placement, typ)}
+}
+
+func strategyNotFound(strategy string) condition {
+	return condition{metav1.ConditionFalse, placementv1beta1.ReasonUpdateRunStrategyNotFound,
+		fmt.Sprintf("ClusterStagedUpdateStrategy %s does not exist", strategy)}
+}
+
+func invalidStrategy(strategy string, err error) condition {
+	return condition{metav1.ConditionFalse, placementv1beta1.ReasonUpdateRunInvalidStrategy,
+		fmt.Sprintf("ClusterStagedUpdateStrategy %s cannot be used: %v", strategy, err)}
+}
+
+// snapshotNotFound says the placement has no snapshot of the index, and which
+// indexes it keeps (kept in ascending order).
+func snapshotNotFound(placement, index string, kept []string) condition {
+	have := "it has no resource snapshot yet"
+	if len(kept) > 0 {
+		have = "it keeps indexes " + strings.Join(kept, ", ")
+	}
+	return condition{metav1.ConditionFalse, placementv1beta1.ReasonUpdateRunResourceSnapshotNotFound,
+		fmt.Sprintf("ClusterResourcePlacement %s has no resource snapshot with index %s (%s)", placement, index, have)}
+}
+
+func waitingForOtherRun(placement, other string) condition {
+	return condition{metav1.ConditionFalse, placementv1beta1.ReasonUpdateRunWaitingForOtherRun,
+		fmt.Sprintf("ClusterStagedUpdateRun %s of ClusterResourcePlacement %s is in progress; this run starts when it succeeds, is stopped or is deleted", other, placement)}
+}
+
+// initialized sums up the stages a run computed.
+func initialized(snapshot, index string, stages []placementv1beta1.StageUpdatingStatus, unselected []string) condition {
+	total := 0
+	parts := make([]string, 0, len(stages))
+	for _, st := range stages {
+		total += len(st.Clusters)
+		parts = append(parts, fmt.Sprintf("%s: %d", st.StageName, len(st.Clusters)))
+	}
+	msg := fmt.Sprintf("%s in %d %s (%s) to resource snapshot %s (index %s)",
+		plural(total, "cluster"), len(stages), pluralWord(len(stages), "stage"), strings.Join(parts, ", "), snapshot, index)
+	if len(unselected) > 0 {
+		msg += fmt.Sprintf("; no stage selects %s, which this run leaves as %s", strings.Join(unselected, ", "), pluralWord2(len(unselected), "it is", "they are"))
+	}
+	return condition{metav1.ConditionTrue, placementv1beta1.ReasonUpdateRunInitialized, msg}
+}
+
+// progressing says which clusters of the current stage are updating.
+func progressing(stage string, updating []string, limit int) condition {
+	return condition{metav1.ConditionTrue, placementv1beta1.ReasonUpdateRunProgressing,
+		fmt.Sprintf("stage %s: updating %s (at most %d at a time)", stage, strings.Join(updating, ", "), limit)}
+}
+
+// taskWait is one after-stage task the run waits for.
+type taskWait struct {
+	// approvalRequest is the ClusterApprovalRequest of an Approval task.
+	approvalRequest string
+	// remaining is what is left of a TimedWait task's wait.
+	remaining time.Duration
+	// waitTime is a TimedWait task's waitTime.
+	waitTime time.Duration
+}
+
+func (w taskWait) String() string {
+	if w.approvalRequest != "" {
+		return fmt.Sprintf("approval of ClusterApprovalRequest %s (set its Approved condition to True)", w.approvalRequest)
+	}
+	return fmt.Sprintf("TimedWait of %s (%s left)", w.waitTime, w.remaining.Round(time.Second))
+}
+
+// waiting says what the run waits for after the stage's clusters were updated.
+func waiting(stage string, waits []taskWait) condition {
+	parts := make([]string, 0, len(waits))
+	for _, w := range waits {
+		parts = append(parts, w.String())
+	}
+	return condition{metav1.ConditionFalse, placementv1beta1.ReasonUpdateRunWaiting,
+		fmt.Sprintf("stage %s: every cluster is updated; waiting for %s", stage, strings.Join(parts, " and "))}
+}
+
+func stopped() condition {
+	return condition{metav1.ConditionFalse, placementv1beta1.ReasonUpdateRunStopped,
+		"spec.state is Stop: no further cluster is updated; set it to Run to resume"}
+}
+
+func finished(why string) condition {
+	return condition{metav1.ConditionFalse, placementv1beta1.ReasonUpdateRunFinished, why}
+}
+
+// runSucceeded sums up a run that is done.
+func runSucceeded(stages []placementv1beta1.StageUpdatingStatus, snapshot, index string) condition {
+	updated, left := 0, 0
+	for _, st := range stages {
+		for _, c := range st.Clusters {
+			if conditions.IsTrue(c.Conditions, placementv1beta1.ConditionUpdateRunSucceeded) {
+				updated++
+			} else {
+				left++
+			}
+		}
+	}
+	msg := fmt.Sprintf("%s %s resource snapshot %s (index %s)", plural(updated, "cluster"), pluralWord2(updated, "runs", "run"), snapshot, index)
+	if left > 0 {
+		msg += fmt.Sprintf("; %s left the placement during the run", plural(left, "cluster"))
+	}
+	return condition{metav1.ConditionTrue, placementv1beta1.ReasonUpdateRunSucceeded, msg}
+}
+
+func runFailed(why string) condition {
+	return condition{metav1.ConditionFalse, placementv1beta1.ReasonUpdateRunFailed, why}
+}
+
+// Per-cluster conditions.
+
+func clusterStartedCondition(snapshot, index string) condition {
+	return condition{metav1.ConditionTrue, placementv1beta1.ReasonClusterUpdatingStarted,
+		fmt.Sprintf("moved to resource snapshot %s (index %s)", snapshot, index)}
+}
+
+func clusterSucceeded(snapshot, index string) condition {
+	return condition{metav1.ConditionTrue, placementv1beta1.ReasonUpdateRunSucceeded,
+		fmt.Sprintf("runs resource snapshot %s (index %s) and its resources are Available", snapshot, index)}
+}
+
+func clusterUnscheduled(placement string) condition {
+	return condition{metav1.ConditionFalse, placementv1beta1.ReasonClusterUnscheduled,
+		fmt.Sprintf("ClusterResourcePlacement %s is no longer scheduled on the cluster; the run leaves it", placement)}
+}
+
+// Per-stage conditions.
+
+func stageProgressing(updating []string) condition {
+	return condition{metav1.ConditionTrue, placementv1beta1.ReasonUpdateRunProgressing,
+		fmt.Sprintf("updating %s", strings.Join(updating, ", "))}
+}
+
+func stageSucceeded(n int) condition {
+	return condition{metav1.ConditionTrue, placementv1beta1.ReasonUpdateRunSucceeded,
+		fmt.Sprintf("%s updated and every after-stage task complete", plural(n, "cluster"))}
+}
+
+// Task conditions.
+
+func approvalRequestCreated(name string) condition {
+	return condition{metav1.ConditionTrue, placementv1beta1.ReasonApprovalRequestCreated,
+		fmt.Sprintf("ClusterApprovalRequest %s waits for approval", name)}
+}
+
+func approvalRequestApproved(name string) condition {
+	return condition{metav1.ConditionTrue, placementv1beta1.ReasonApprovalRequestApproved,
+		fmt.Sprintf("ClusterApprovalRequest %s was approved", name)}
+}
+
+func approvalAccepted(run string) condition {
+	return condition{metav1.ConditionTrue, placementv1beta1.ReasonApprovalAccepted,
+		fmt.Sprintf("ClusterStagedUpdateRun %s goes on to its next stage", run)}
+}
+
+func waitTimeElapsed(d time.Duration) condition {
+	return condition{metav1.ConditionTrue, placementv1beta1.ReasonWaitTimeElapsed,
+		fmt.Sprintf("waited %s", d)}
+}
+
+// Binding conditions written for External placements.
+
+func bindingRolloutStarted(run, snapshot, index string) condition {
+	return condition{metav1.ConditionTrue, placementv1beta1.ReasonRolloutStarted,
+		fmt.Sprintf("ClusterStagedUpdateRun %s moved the cluster to resource snapshot %s (index %s)", run, snapshot, index)}
+}
+
+func bindingControlledExternally(placement string) condition {
+	return condition{metav1.ConditionUnknown, placementv1beta1.ReasonRolloutControlledExternally,
+		fmt.Sprintf("ClusterResourcePlacement %s has strategy type External: a ClusterStagedUpdateRun rolls its resources out to the cluster", placement)}
+}
+
+func plural(n int, word string) string { return fmt.Sprintf("%d %s", n, pluralWord(n, word)) }
+
+func pluralWord(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
+}
+
+func pluralWord2(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

@@ -1,0 +1,117 @@
+package updaterun
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+)
+
+func TestConditions(t *testing.T) {
+	twoStages := []placementv1beta1.StageUpdatingStatus{
+		{StageName: "canary", Clusters: []placementv1beta1.ClusterUpdatingStatus{{ClusterName: "member-1"}}},
+		{StageName: "prod", Clusters: []placementv1beta1.ClusterUpdatingStatus{{ClusterName: "member-2"}, {ClusterName: "member-3"}}},
+	}
+	done := []placementv1beta1.StageUpdatingStatus{{StageName: "prod", Clusters: []placementv1beta1.ClusterUpdatingStatus{
+		clusterStatus("member-2", "succeeded"),
+		{ClusterName: "member-3", Conditions: []metav1.Condition{{Type: placementv1beta1.ConditionUpdateRunSucceeded, Status: metav1.ConditionFalse}}},
+	}}}
+	tests := []struct {
+		name string
+		got  condition
+		want condition
+	}{
+		{
+			name: "a missing placement is named",
+			got:  placementNotFound("web"),
+			want: condition{metav1.ConditionFalse, "PlacementNotFound", "ClusterResourcePlacement web does not exist"},
+		},
+		{
+			name: "a placement that rolls itself out is refused",
+			got:  placementNotExternal("web", placementv1beta1.RollingUpdateRolloutStrategyType),
+			want: condition{metav1.ConditionFalse, "PlacementNotExternal", "ClusterResourcePlacement web has strategy type RollingUpdate; staged update runs roll out only placements whose spec.strategy.type is External"},
+		},
+		{
+			name: "a missing strategy is named",
+			got:  strategyNotFound("canary-then-prod"),
+			want: condition{metav1.ConditionFalse, "StrategyNotFound", "ClusterStagedUpdateStrategy canary-then-prod does not exist"},
+		},
+		{
+			name: "a missing index lists the kept ones",
+			got:  snapshotNotFound("web", "7", []string{"4", "5", "6"}),
+			want: condition{metav1.ConditionFalse, "ResourceSnapshotNotFound", "ClusterResourcePlacement web has no resource snapshot with index 7 (it keeps indexes 4, 5, 6)"},
+		},
+		{
+			name: "a placement without snapshots says so",
+			got:  snapshotNotFound("web", "0", nil),
+			want: condition{metav1.ConditionFalse, "ResourceSnapshotNotFound", "ClusterResourcePlacement web has no resource snapshot with index 0 (it has no resource snapshot yet)"},
+		},
+		{
+			name: "a strategy with a bad selector says why",
+			got:  invalidStrategy("s", errors.New("stage a has an invalid labelSelector: bad")),
+			want: condition{metav1.ConditionFalse, "InvalidStrategy", "ClusterStagedUpdateStrategy s cannot be used: stage a has an invalid labelSelector: bad"},
+		},
+		{
+			name: "another run in progress is named",
+			got:  waitingForOtherRun("web", "run-1"),
+			want: condition{metav1.ConditionFalse, "WaitingForOtherRun", "ClusterStagedUpdateRun run-1 of ClusterResourcePlacement web is in progress; this run starts when it succeeds, is stopped or is deleted"},
+		},
+		{
+			name: "initialization counts clusters per stage",
+			got:  initialized("web-1-snapshot", "1", twoStages, nil),
+			want: condition{metav1.ConditionTrue, "Initialized", "3 clusters in 2 stages (canary: 1, prod: 2) to resource snapshot web-1-snapshot (index 1)"},
+		},
+		{
+			name: "initialization reports clusters no stage selects",
+			got:  initialized("web-0-snapshot", "0", twoStages[:1], []string{"member-4"}),
+			want: condition{metav1.ConditionTrue, "Initialized", "1 cluster in 1 stage (canary: 1) to resource snapshot web-0-snapshot (index 0); no stage selects member-4, which this run leaves as it is"},
+		},
+		{
+			name: "progress names the updating clusters",
+			got:  progressing("prod", []string{"member-2", "member-3"}, 2),
+			want: condition{metav1.ConditionTrue, "Progressing", "stage prod: updating member-2, member-3 (at most 2 at a time)"},
+		},
+		{
+			name: "waiting for an approval says how to approve",
+			got:  waiting("canary", []taskWait{{approvalRequest: "run-1-canary"}}),
+			want: condition{metav1.ConditionFalse, "Waiting", "stage canary: every cluster is updated; waiting for approval of ClusterApprovalRequest run-1-canary (set its Approved condition to True)"},
+		},
+		{
+			name: "waiting for both tasks names both",
+			got:  waiting("canary", []taskWait{{approvalRequest: "r"}, {remaining: 1400 * time.Millisecond, waitTime: time.Minute}}),
+			want: condition{metav1.ConditionFalse, "Waiting", "stage canary: every cluster is updated; waiting for approval of ClusterApprovalRequest r (set its Approved condition to True) and TimedWait of 1m0s (1s left)"},
+		},
+		{
+			name: "a stopped run says how to resume",
+			got:  stopped(),
+			want: condition{metav1.ConditionFalse, "Stopped", "spec.state is Stop: no further cluster is updated; set it to Run to resume"},
+		},
+		{
+			name: "success counts the clusters that left",
+			got:  runSucceeded(done, "web-0-snapshot", "0"),
+			want: condition{metav1.ConditionTrue, "Succeeded", "1 cluster runs resource snapshot web-0-snapshot (index 0); 1 cluster left the placement during the run"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, tt.got, cmp.AllowUnexported(condition{})); diff != "" {
+				t.Errorf("condition (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestApprovalRequestName(t *testing.T) {
+	if got := ApprovalRequestName("run-1", "canary"); got != "run-1-canary" {
+		t.Errorf("name = %q, want run-1-canary", got)
+	}
+	long := ApprovalRequestName(strings.Repeat("r", 250), "canary")
+	if len(long) > 253 {
+		t.Errorf("name of %d characters, want at most 253", len(long))
+	}
+}
