@@ -62,6 +62,23 @@ type Options struct {
 	// yet gets no not-ready taint (its first heartbeat may come before its agent
 	// has probed the member API server). 0 taints at once. Default: 30s.
 	NewMemberGrace time.Duration
+	// Workers are how many objects each pipeline controller reconciles at once.
+	Workers WorkerOptions
+}
+
+// WorkerOptions are the worker counts of the placement pipeline's controllers
+// (--<controller>-workers). Each must be at least 1.
+type WorkerOptions struct {
+	// Placement: placements snapshotted and reported at once. Default: 2.
+	Placement int
+	// Scheduler: placements scheduled at once. Default: 2.
+	Scheduler int
+	// Failover: placements whose taint evictions are decided at once. Default: 1.
+	Failover int
+	// Rollout: placements rolled out at once. Default: 2.
+	Rollout int
+	// WorkGenerator: bindings turned into Work at once. Default: 4.
+	WorkGenerator int
 }
 
 // NewOptions returns Options with every default filled in.
@@ -87,6 +104,13 @@ func NewOptions() *Options {
 		EvictionBurst:               10,
 		WorkCleanupTimeout:          5 * time.Minute,
 		NewMemberGrace:              30 * time.Second,
+		Workers: WorkerOptions{
+			Placement:     2,
+			Scheduler:     2,
+			Failover:      1,
+			Rollout:       2,
+			WorkGenerator: 4,
+		},
 	}
 }
 
@@ -110,6 +134,11 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.WorkCleanupTimeout, "work-cleanup-timeout", o.WorkCleanupTimeout, "How long a deleted Work waits for its member to confirm its objects are removed.")
 	fs.DurationVar(&o.NewMemberGrace, "new-member-grace", o.NewMemberGrace, "How long after joining a member that has not been healthy yet gets no not-ready taint; 0 taints at once.")
 	fs.DurationVar(&o.APIServerTimeout, "apiserver-timeout", o.APIServerTimeout, "How long to wait for the API server at start-up.")
+	fs.IntVar(&o.Workers.Placement, "placement-workers", o.Workers.Placement, "Placements the placement controller snapshots and reports at once.")
+	fs.IntVar(&o.Workers.Scheduler, "scheduler-workers", o.Workers.Scheduler, "Placements the scheduler schedules at once.")
+	fs.IntVar(&o.Workers.Failover, "failover-workers", o.Workers.Failover, "Placements whose taint and availability evictions are decided at once.")
+	fs.IntVar(&o.Workers.Rollout, "rollout-workers", o.Workers.Rollout, "Placements the rollout controller rolls out at once.")
+	fs.IntVar(&o.Workers.WorkGenerator, "workgen-workers", o.Workers.WorkGenerator, "Bindings the work generator turns into Work at once.")
 }
 
 // Validate reports the first option that cannot work, naming the flag.
@@ -155,6 +184,17 @@ func (o *Options) Validate() error {
 	}
 	if o.NewMemberGrace < 0 {
 		return fmt.Errorf("--new-member-grace must not be negative, got %s", o.NewMemberGrace)
+	}
+	for flag, n := range map[string]int{
+		"--placement-workers": o.Workers.Placement,
+		"--scheduler-workers": o.Workers.Scheduler,
+		"--failover-workers":  o.Workers.Failover,
+		"--rollout-workers":   o.Workers.Rollout,
+		"--workgen-workers":   o.Workers.WorkGenerator,
+	} {
+		if n < 1 {
+			return fmt.Errorf("%s must be at least 1, got %d", flag, n)
+		}
 	}
 	if o.APIServerTimeout <= 0 {
 		return fmt.Errorf("--apiserver-timeout must be positive, got %s", o.APIServerTimeout)

@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+	"github.com/flotilla-io/flotilla/hub/pipeline"
 )
 
 // PlacementOf maps an object labelled placement.flotilla.io/placement-name (a
@@ -43,4 +44,24 @@ func AllPlacements(c client.Reader) handler.EventHandler {
 		}
 		return reqs
 	})
+}
+
+// PlacementsOnCluster returns the placements with a binding on cluster, looked
+// up through the binding index of hub/pipeline (a manager's cached client).
+func PlacementsOnCluster(ctx context.Context, c client.Reader, cluster string) []reconcile.Request {
+	list := &placementv1beta1.ClusterResourceBindingList{}
+	if err := c.List(ctx, list, client.MatchingFields{pipeline.IndexBindingCluster: cluster}); err != nil {
+		return nil
+	}
+	seen := map[string]bool{}
+	var out []reconcile.Request
+	for i := range list.Items {
+		for _, req := range PlacementOf(ctx, &list.Items[i]) {
+			if !seen[req.Name] {
+				seen[req.Name] = true
+				out = append(out, req)
+			}
+		}
+	}
+	return out
 }

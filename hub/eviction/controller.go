@@ -22,7 +22,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
-	"github.com/flotilla-io/flotilla/hub/conflict"
 	"github.com/flotilla-io/flotilla/pkg/conditions"
 )
 
@@ -281,7 +280,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		For(&placementv1beta1.ClusterResourcePlacementEviction{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Watches(&placementv1beta1.ClusterResourceBinding{}, byPlacementLabel).
 		Watches(&placementv1beta1.ClusterResourcePlacementDisruptionBudget{}, byName).
-		Complete(conflict.RequeueOnConflict(r))
+		Complete(r)
 }
 
 // pendingEvictions returns the placement's evictions that are not decided yet.
