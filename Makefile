@@ -91,6 +91,12 @@ unit: tools ## Unit and envtest tests.
 e2e: tools build ## End-to-end tests on a local kwok fleet.
 	$(GO) test $(GO_TEST_FLAGS) -count=1 -timeout $(E2E_TIMEOUT) -v ./e2e/...
 
+LATENCY_N ?= 20
+
+.PHONY: bench-latency
+bench-latency: tools ## Measure placement and edit latency on a kwok fleet (tools/latency; reports, never fails on numbers).
+	$(GO) run ./tools/latency --n $(LATENCY_N)
+
 .PHONY: test
 test: tools verify unit e2e ## Everything CI runs: verify, unit, envtest and e2e.
 
