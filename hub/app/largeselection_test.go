@@ -39,7 +39,7 @@ func TestLargeSelectionIsSplitAcrossSnapshotsOfOneIndex(t *testing.T) {
 		ObjectMeta: metav1.ObjectMeta{Name: "large"},
 		Spec: placementv1beta1.PlacementSpec{
 			ResourceSelectors: []placementv1beta1.ResourceSelector{{Version: "v1", Kind: "Namespace", Name: "large"}},
-			Policy: &placementv1beta1.PlacementPolicy{PlacementType: placementv1beta1.PickFixed, ClusterNames: []string{"large-1"}},
+			Policy:            &placementv1beta1.PlacementPolicy{PlacementType: placementv1beta1.PickFixed, ClusterNames: []string{"large-1"}},
 		},
 	}
 	if err := c.Create(ctx, crp); err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
@@ -166,4 +167,46 @@ func ConditionChanged(before, after []metav1.Condition, t string) bool {
 		return a != b
 	}
 	return a.Status != b.Status || a.Reason != b.Reason || a.Message != b.Message || a.ObservedGeneration != b.ObservedGeneration
+}
+
+// SpecPatch changes fields of a binding's spec (by their JSON names; a nil
+// value removes the field). With a non-empty ifState the patch applies only
+// while spec.state is still ifState — the field the scheduler and the rollout
+// both write — and fails otherwise; the other fields each have one writer, so
+// no resourceVersion precondition is needed and status writes never conflict
+// with it.
+func SpecPatch(b *placementv1beta1.ClusterResourceBinding, ifState placementv1beta1.BindingState, set map[string]any) (client.Patch, error) {
+	type op = map[string]any
+	var ops []op
+	if ifState != "" {
+		ops = append(ops, op{"op": "test", "path": "/spec/state", "value": ifState})
+	}
+	current := map[string]any{}
+	raw, err := json.Marshal(b.Spec)
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(raw, &current); err != nil {
+		return nil, err
+	}
+	keys := make([]string, 0, len(set))
+	for k := range set {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		v := set[k]
+		_, present := current[k]
+		switch {
+		case v == nil && present:
+			ops = append(ops, op{"op": "remove", "path": "/spec/" + k})
+		case v != nil:
+			ops = append(ops, op{"op": "add", "path": "/spec/" + k, "value": v})
+		}
+	}
+	data, err := json.Marshal(ops)
+	if err != nil {
+		return nil, err
+	}
+	return client.RawPatch(types.JSONPatchType, data), nil
 }

@@ -76,7 +76,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (_ ct
 		return r.reconcileDelete(ctx, crp)
 	}
 	if !controllerutil.ContainsFinalizer(crp, placementv1beta1.PlacementCleanupFinalizer) {
-		patch := client.MergeFromWithOptions(crp.DeepCopy(), client.MergeFromWithOptimisticLock{})
+		// The placement controller is the only writer of a placement's finalizers.
+		patch := client.MergeFrom(crp.DeepCopy())
 		controllerutil.AddFinalizer(crp, placementv1beta1.PlacementCleanupFinalizer)
 		if err := r.Client.Patch(ctx, crp, patch, client.FieldOwner(pipeline.ManagerPlacement)); err != nil {
 			return ctrl.Result{}, fmt.Errorf("failed to add the finalizer: %w", err)
@@ -136,7 +137,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, crp *placementv1beta1.
 		// Bindings go once their Work is gone; their deletion wakes us.
 		return ctrl.Result{}, nil
 	}
-	patch := client.MergeFromWithOptions(crp.DeepCopy(), client.MergeFromWithOptimisticLock{})
+	patch := client.MergeFrom(crp.DeepCopy())
 	controllerutil.RemoveFinalizer(crp, placementv1beta1.PlacementCleanupFinalizer)
 	if err := r.Client.Patch(ctx, crp, patch, client.FieldOwner(pipeline.ManagerPlacement)); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)

@@ -199,16 +199,22 @@ func (r *Reconciler) move(ctx context.Context, s *scope) error {
 
 // moveToLatest binds b to the latest snapshot with the placement's apply
 // strategy. Binding a Scheduled binding changes its state, which the scheduler
-// writes too, so that patch is conditional on the binding being unchanged.
+// writes too, so that patch applies only while the binding is still Scheduled.
 func (r *Reconciler) moveToLatest(ctx context.Context, crp *placementv1beta1.ClusterResourcePlacement, b *placementv1beta1.ClusterResourceBinding,
 	latest *placementv1beta1.ClusterResourceSnapshot, bind bool) error {
-	var patch client.Patch = client.MergeFrom(b.DeepCopy())
-	if bind {
-		patch = client.MergeFromWithOptions(b.DeepCopy(), client.MergeFromWithOptimisticLock{})
-		b.Spec.State = placementv1beta1.BindingStateBound
+	set := map[string]any{"resourceSnapshotName": latest.Name, "applyStrategy": nil}
+	if s := crp.Spec.Strategy.ApplyStrategy; s != nil {
+		set["applyStrategy"] = s
 	}
-	b.Spec.ResourceSnapshotName = latest.Name
-	b.Spec.ApplyStrategy = crp.Spec.Strategy.ApplyStrategy.DeepCopy()
+	ifState := placementv1beta1.BindingState("")
+	if bind {
+		ifState = placementv1beta1.BindingStateScheduled
+		set["state"] = placementv1beta1.BindingStateBound
+	}
+	patch, err := pipeline.SpecPatch(b, ifState, set)
+	if err != nil {
+		return err
+	}
 	if err := r.Client.Patch(ctx, b, patch, client.FieldOwner(pipeline.ManagerRollout)); err != nil {
 		return fmt.Errorf("failed to move binding %s to snapshot %s: %w", b.Name, latest.Name, err)
 	}

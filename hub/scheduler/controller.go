@@ -175,4 +175,3 @@ func minPositive(a, b time.Duration) time.Duration {
 	}
 	return min(a, b)
 }
-

@@ -31,7 +31,9 @@ func evictionRequested(b *placementv1beta1.ClusterResourceBinding, at time.Time)
 func TestGracefulHoldsKeepAnEvictedBindingUntilItsReplacementIsAvailable(t *testing.T) {
 	now := time.Date(2026, 11, 22, 4, 0, 0, 0, time.UTC)
 	res := framework.CycleResult{Selected: []string{"m2"}, Unschedule: []string{"m1"}}
-	evicted := func() *placementv1beta1.ClusterResourceBinding { return evictionRequested(boundTo("m1", true), now.Add(-time.Minute)) }
+	evicted := func() *placementv1beta1.ClusterResourceBinding {
+		return evictionRequested(boundTo("m1", true), now.Add(-time.Minute))
+	}
 	for _, tc := range []struct {
 		name         string
 		active       map[string]*placementv1beta1.ClusterResourceBinding

@@ -354,17 +354,22 @@ func (r *Reconciler) applyBindings(ctx context.Context, s *scope, group string,
 }
 
 // patchSpec writes the scheduler's fields of a binding's spec. A change of
-// spec.state, which the rollout writes too, is conditional on the binding being
-// unchanged since it was read; the other fields are the scheduler's alone.
+// spec.state, which the rollout writes too, applies only while the state is
+// still what the scheduler read; the other fields are the scheduler's alone.
 func (r *Reconciler) patchSpec(ctx context.Context, b *placementv1beta1.ClusterResourceBinding, want placementv1beta1.ResourceBindingSpec) error {
 	if equality.Semantic.DeepEqual(want, b.Spec) {
 		return nil
 	}
-	var patch client.Patch = client.MergeFrom(b.DeepCopy())
+	set := map[string]any{"schedulingPolicySnapshotName": want.SchedulingPolicySnapshotName, "clusterDecision": want.ClusterDecision}
+	ifState := placementv1beta1.BindingState("")
 	if want.State != b.Spec.State {
-		patch = client.MergeFromWithOptions(b.DeepCopy(), client.MergeFromWithOptimisticLock{})
+		ifState = b.Spec.State
+		set["state"] = want.State
 	}
-	b.Spec = want
+	patch, err := pipeline.SpecPatch(b, ifState, set)
+	if err != nil {
+		return err
+	}
 	if err := r.Client.Patch(ctx, b, patch, client.FieldOwner(scheduledManager)); err != nil {
 		return fmt.Errorf("failed to update binding %s: %w", b.Name, err)
 	}

@@ -75,7 +75,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (ctrl
 		return ctrl.Result{}, nil
 	}
 	if !controllerutil.ContainsFinalizer(b, placementv1beta1.WorkCleanupFinalizer) {
-		patch := client.MergeFromWithOptions(b.DeepCopy(), client.MergeFromWithOptimisticLock{})
+		// The work generator is the only writer of a binding's finalizers.
+		patch := client.MergeFrom(b.DeepCopy())
 		controllerutil.AddFinalizer(b, placementv1beta1.WorkCleanupFinalizer)
 		if err := r.Client.Patch(ctx, b, patch, client.FieldOwner(pipeline.ManagerWorkGenerator)); err != nil {
 			return ctrl.Result{}, fmt.Errorf("failed to add the finalizer: %w", err)
@@ -222,7 +223,7 @@ func (r *Reconciler) reconcileRemoval(ctx context.Context, lg logr.Logger, b *pl
 	case err != nil && !apierrors.IsNotFound(err):
 		return fmt.Errorf("failed to get Work %s: %w", key, err)
 	}
-	patch := client.MergeFromWithOptions(b.DeepCopy(), client.MergeFromWithOptimisticLock{})
+	patch := client.MergeFrom(b.DeepCopy())
 	controllerutil.RemoveFinalizer(b, placementv1beta1.WorkCleanupFinalizer)
 	if err := r.Client.Patch(ctx, b, patch, client.FieldOwner(pipeline.ManagerWorkGenerator)); err != nil {
 		return client.IgnoreNotFound(err)
