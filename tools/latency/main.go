@@ -60,6 +60,9 @@ type options struct {
 	n        int
 	members  int
 	fleetDir string
+	keep     bool
+	hubArgs  []string
+	agentArg []string
 	timeout  time.Duration
 }
 
@@ -76,6 +79,9 @@ func newCommand() *cobra.Command {
 	cmd.Flags().IntVar(&o.n, "n", o.n, "Measurements of each kind (after one warm-up round).")
 	cmd.Flags().IntVar(&o.members, "members", o.members, "Members of the fleet the tool brings up.")
 	cmd.Flags().StringVar(&o.fleetDir, "fleet-dir", o.fleetDir, "Use the fleet already up in this folder (default: bring one up in a temporary folder and remove it after).")
+	cmd.Flags().BoolVar(&o.keep, "keep", o.keep, "Leave the fleet the tool brought up (its folder is printed).")
+	cmd.Flags().StringArrayVar(&o.hubArgs, "hub-arg", nil, "Extra flag for the hub of the fleet the tool brings up (repeatable), e.g. --hub-arg=--zap-log-level=debug.")
+	cmd.Flags().StringArrayVar(&o.agentArg, "agent-arg", nil, "Extra flag for every agent of the fleet the tool brings up (repeatable).")
 	cmd.Flags().DurationVar(&o.timeout, "timeout", o.timeout, "How long one measurement may take before the tool gives up.")
 	return cmd
 }
@@ -90,7 +96,7 @@ func run(ctx context.Context, o options) error {
 		if err != nil {
 			return err
 		}
-		f, err := fleet.New(fleet.Options{Dir: tmp, Members: o.members, Out: os.Stderr})
+		f, err := fleet.New(fleet.Options{Dir: tmp, Members: o.members, Out: os.Stderr, HubArgs: o.hubArgs, AgentArgs: o.agentArg})
 		if err != nil {
 			return err
 		}
@@ -98,6 +104,10 @@ func run(ctx context.Context, o options) error {
 			return err
 		}
 		defer func() {
+			if o.keep {
+				fmt.Fprintf(os.Stderr, "latency: leaving the fleet in %s (go run ./tools/localfleet down --dir %s)\n", tmp, tmp)
+				return
+			}
 			if err := f.Down(context.WithoutCancel(ctx)); err != nil {
 				fmt.Fprintf(os.Stderr, "latency: fleet down: %v\n", err)
 			}
