@@ -1,6 +1,7 @@
 // Package enqueue holds the watch mappings the placement-pipeline controllers
-// share: from an object labelled with its placement to that placement, and from
-// any change that may affect every placement to all of them.
+// share: from an object labelled with its placement to that placement, from a
+// cluster to the placements on it, and the classification of MemberCluster
+// updates by what placements read of them.
 package enqueue
 
 import (
@@ -28,22 +29,6 @@ func PlacementOf(_ context.Context, o client.Object) []reconcile.Request {
 // ByPlacementLabel enqueues the placement an object belongs to.
 func ByPlacementLabel() handler.EventHandler {
 	return handler.EnqueueRequestsFromMapFunc(PlacementOf)
-}
-
-// AllPlacements enqueues every ClusterResourcePlacement, for changes (a member
-// cluster, a Location) that may change where any of them fits.
-func AllPlacements(c client.Reader) handler.EventHandler {
-	return handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, _ client.Object) []reconcile.Request {
-		list := &placementv1beta1.ClusterResourcePlacementList{}
-		if err := c.List(ctx, list); err != nil {
-			return nil
-		}
-		reqs := make([]reconcile.Request, 0, len(list.Items))
-		for _, p := range list.Items {
-			reqs = append(reqs, reconcile.Request{NamespacedName: types.NamespacedName{Name: p.Name}})
-		}
-		return reqs
-	})
 }
 
 // PlacementsOnCluster returns the placements with a binding on cluster, looked
