@@ -22,6 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+	"github.com/flotilla-io/flotilla/hub/pipeline"
 	"github.com/flotilla-io/flotilla/pkg/conditions"
 )
 
@@ -152,7 +153,7 @@ func (r *Reconciler) loadBindings(ctx context.Context, s *scope) (ctrl.Result, e
 	}
 	for i := range bindings.Items {
 		b := &bindings.Items[i]
-		if !IsActive(b) {
+		if !pipeline.IsActive(b) {
 			continue
 		}
 		s.active = append(s.active, *b)
