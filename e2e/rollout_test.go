@@ -206,11 +206,13 @@ func TestFailedApplyOnTheFirstMemberHoldsTheOthers(t *testing.T) {
 		}
 	}
 	t.Cleanup(func() { _ = hub.Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}) })
-	placeWithStrategy(t, hub, ns, oneClusterAtATime())
+	strategy := oneClusterAtATime()
+	strategy.ApplyStrategy = &placementv1beta1.ApplyStrategy{WhenToTakeOver: placementv1beta1.WhenToTakeOverNever}
+	placeWithStrategy(t, hub, ns, strategy)
 	framework.Eventually(t, 3*time.Minute, framework.PlacementConditionsTrue(ctx, hub, ns, allMembers...))
 
-	// member-1 already has a "blocker" ConfigMap of its own: the hub's differs, and
-	// the default whenToTakeOver (IfNoDiff) refuses to take it over.
+	// member-1 already has a "blocker" ConfigMap of its own, which the placement's
+	// whenToTakeOver: Never refuses to take over.
 	blocker := func(owner string) *corev1.ConfigMap {
 		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "blocker"}, Data: map[string]string{"owner": owner}}
 	}
