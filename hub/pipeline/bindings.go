@@ -25,13 +25,14 @@ const (
 	ManagerUpdateRun     = "flotilla-updaterun"
 )
 
-// IsActive reports whether a binding holds its placement on its cluster: in state
-// Scheduled or Bound, and not being deleted.
-func IsActive(b *placementv1beta1.ClusterResourceBinding) bool {
-	if !b.DeletionTimestamp.IsZero() {
+// IsActive reports whether a binding (of either kind) holds its placement on
+// its cluster: in state Scheduled or Bound, and not being deleted.
+func IsActive(b placementv1beta1.BindingObj) bool {
+	if b.GetDeletionTimestamp() != nil && !b.GetDeletionTimestamp().IsZero() {
 		return false
 	}
-	return b.Spec.State == placementv1beta1.BindingStateScheduled || b.Spec.State == placementv1beta1.BindingStateBound
+	state := b.GetBindingSpec().State
+	return state == placementv1beta1.BindingStateScheduled || state == placementv1beta1.BindingStateBound
 }
 
 // ActiveBindings returns the active bindings among bs (pointers into bs), sorted
