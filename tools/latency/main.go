@@ -20,6 +20,7 @@ import (
 	"os/signal"
 	"runtime"
 	"sort"
+	"strings"
 	"syscall"
 	"time"
 
@@ -139,6 +140,7 @@ func run(ctx context.Context, o options) error {
 	if err := waitMembersReady(ctx, hub, names, 2*time.Minute); err != nil {
 		return err
 	}
+	loadBefore := loadAverage()
 	b := &bench{hub: hub, members: members, clusters: len(names), timeout: o.timeout}
 	var place, edit []time.Duration
 	for i := 0; i <= o.n; i++ {
@@ -162,10 +164,24 @@ func run(ctx context.Context, o options) error {
 	if err := b.cleanup(ctx, o.n); err != nil {
 		fmt.Fprintf(os.Stderr, "latency: cleanup: %v\n", err)
 	}
-	fmt.Printf("machine: %d CPUs, %s/%s; fleet: hub + %d kwok members; poll interval %s\n", runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, len(names), pollInterval)
+	fmt.Printf("machine: %d CPUs, %s/%s, load average %s at the start and %s at the end; fleet: hub + %d kwok members; poll interval %s\n",
+		runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, loadBefore, loadAverage(), len(names), pollInterval)
 	report("placement -> Available on all members", place)
 	report("hub edit -> on all members", edit)
 	return nil
+}
+
+// loadAverage is the machine's 1-minute load average, or "unknown": on a shared
+// machine it says how much the numbers owe to others.
+func loadAverage() string {
+	data, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	if f := strings.Fields(string(data)); len(f) > 0 {
+		return f[0]
+	}
+	return "unknown"
 }
 
 func report(what string, ds []time.Duration) {
