@@ -98,6 +98,11 @@ FUZZ_TIME ?= 10s
 .PHONY: fuzz
 fuzz: ## Run each fuzz target for FUZZ_TIME (default 10s).
 	GO=$(GO) FUZZ_TIME=$(FUZZ_TIME) hack/fuzz.sh $(FUZZ_TARGETS)
+LATENCY_N ?= 20
+
+.PHONY: bench-latency
+bench-latency: tools ## Measure placement and edit latency on a kwok fleet (tools/latency; reports, never fails on numbers).
+	$(GO) run ./tools/latency --n $(LATENCY_N)
 
 .PHONY: test
 test: tools verify unit fuzz e2e ## Everything CI runs: verify, unit, envtest, a short fuzz run and e2e.

@@ -56,6 +56,12 @@ func restConfig(kubeconfig string) (*rest.Config, error) {
 		if err != nil {
 			return nil, fmt.Errorf("cannot load --kubeconfig %s: %v", kubeconfig, err)
 		}
+		// As ctrl.GetConfig does: no client-side rate limit (client-go's default
+		// of 5 requests a second makes each apply wait); the member API server's
+		// priority and fairness protects it.
+		if cfg.QPS == 0 {
+			cfg.QPS = -1
+		}
 		return cfg, nil
 	}
 	cfg, err := ctrl.GetConfig()

@@ -85,6 +85,25 @@ type Options struct {
 	// third of it); the leader records the members of a replica whose Lease
 	// expired as disconnected. Default: 15s.
 	ReplicaLeaseDuration time.Duration
+	// Workers are how many objects each pipeline controller reconciles at once.
+	Workers WorkerOptions
+}
+
+// WorkerOptions are the worker counts of the placement pipeline's controllers
+// (--<controller>-workers). Each must be at least 1.
+type WorkerOptions struct {
+	// Placement: placements snapshotted and reported at once. Default: 2.
+	Placement int
+	// Scheduler: placements scheduled at once. Default: 2.
+	Scheduler int
+	// Failover: placements whose taint evictions are decided at once. Default: 1.
+	Failover int
+	// Rollout: placements rolled out at once. Default: 2.
+	Rollout int
+	// WorkGenerator: bindings turned into Work at once. Default: 4.
+	WorkGenerator int
+	// UpdateRun: staged update runs progressed at once. Default: 1.
+	UpdateRun int
 }
 
 // NewOptions returns Options with every default filled in.
@@ -118,6 +137,14 @@ func NewOptions() *Options {
 		TunnelMaxConnections:        10000,
 		TunnelMaxHandshakes:         64,
 		ReplicaLeaseDuration:        15 * time.Second,
+		Workers: WorkerOptions{
+			Placement:     2,
+			Scheduler:     2,
+			Failover:      1,
+			Rollout:       2,
+			WorkGenerator: 4,
+			UpdateRun:     1,
+		},
 	}
 }
 
@@ -149,6 +176,12 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.TunnelMaxConnections, "tunnel-max-connections", o.TunnelMaxConnections, "Most connections the tunnel port holds at once.")
 	fs.IntVar(&o.TunnelMaxHandshakes, "tunnel-max-handshakes", o.TunnelMaxHandshakes, "Most tunnel-port connections not authorized yet (TLS or tunnel handshake, join exchange) at once.")
 	fs.DurationVar(&o.ReplicaLeaseDuration, "replica-lease-duration", o.ReplicaLeaseDuration, "How long this replica's Lease lasts; the leader records the members of a replica whose Lease expired as disconnected.")
+	fs.IntVar(&o.Workers.Placement, "placement-workers", o.Workers.Placement, "Placements the placement controller snapshots and reports at once.")
+	fs.IntVar(&o.Workers.Scheduler, "scheduler-workers", o.Workers.Scheduler, "Placements the scheduler schedules at once.")
+	fs.IntVar(&o.Workers.Failover, "failover-workers", o.Workers.Failover, "Placements whose taint and availability evictions are decided at once.")
+	fs.IntVar(&o.Workers.Rollout, "rollout-workers", o.Workers.Rollout, "Placements the rollout controller rolls out at once.")
+	fs.IntVar(&o.Workers.WorkGenerator, "workgen-workers", o.Workers.WorkGenerator, "Bindings the work generator turns into Work at once.")
+	fs.IntVar(&o.Workers.UpdateRun, "updaterun-workers", o.Workers.UpdateRun, "Staged update runs progressed at once.")
 }
 
 // Validate reports the first option that cannot work, naming the flag.
@@ -209,6 +242,18 @@ func (o *Options) Validate() error {
 	}
 	if o.ReplicaLeaseDuration < 3*time.Second {
 		return fmt.Errorf("--replica-lease-duration must be at least 3s, got %s", o.ReplicaLeaseDuration)
+	}
+	for flag, n := range map[string]int{
+		"--placement-workers": o.Workers.Placement,
+		"--scheduler-workers": o.Workers.Scheduler,
+		"--failover-workers":  o.Workers.Failover,
+		"--rollout-workers":   o.Workers.Rollout,
+		"--workgen-workers":   o.Workers.WorkGenerator,
+		"--updaterun-workers": o.Workers.UpdateRun,
+	} {
+		if n < 1 {
+			return fmt.Errorf("%s must be at least 1, got %d", flag, n)
+		}
 	}
 	if o.APIServerTimeout <= 0 {
 		return fmt.Errorf("--apiserver-timeout must be positive, got %s", o.APIServerTimeout)

@@ -68,6 +68,12 @@ func restConfig(kubeconfig string) (*rest.Config, error) {
 		if err != nil {
 			return nil, fmt.Errorf("failed to load --kubeconfig %s: %w", kubeconfig, err)
 		}
+		// As ctrl.GetConfig does: no client-side rate limit (client-go's default,
+		// 5 requests a second, would make the pipeline wait on itself); the API
+		// server's priority and fairness protects it.
+		if cfg.QPS == 0 {
+			cfg.QPS = -1
+		}
 		return cfg, nil
 	}
 	cfg, err := ctrl.GetConfig()

@@ -18,6 +18,7 @@ import (
 	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
 	"github.com/flotilla-io/flotilla/hub/eviction"
+	"github.com/flotilla-io/flotilla/hub/failover"
 	"github.com/flotilla-io/flotilla/hub/join"
 	"github.com/flotilla-io/flotilla/hub/location"
 	"github.com/flotilla-io/flotilla/hub/membership"
@@ -96,23 +97,24 @@ func setupHub(_ context.Context, mgr ctrl.Manager, opts *Options) error {
 		return fmt.Errorf("failed to add the resource watcher: %w", err)
 	}
 	controllers := []interface{ SetupWithManager(ctrl.Manager) error }{
-		&placement.Reconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorder("placement"), Resources: watcher},
+		&placement.Reconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorder("placement"), Resources: watcher,
+			Workers: opts.Workers.Placement},
 		&scheduler.Reconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme(),
 			Framework: plugins.NewFramework(framework.Options{}), Rand: rand.New(rand.NewSource(time.Now().UnixNano())),
-			Failover: scheduler.NewFailover(scheduler.FailoverOptions{
-				DefaultTolerationSeconds: int64(opts.DefaultTolerationSeconds / time.Second),
-				GracefulTimeout:          opts.EvictionGracefulTimeout,
-				Limiter:                  rate.NewLimiter(rate.Limit(opts.EvictionRate), opts.EvictionBurst),
-				Recorder:                 mgr.GetEventRecorder("scheduler"),
-			})},
+			GracefulTimeout: opts.EvictionGracefulTimeout, Recorder: mgr.GetEventRecorder("scheduler"), Workers: opts.Workers.Scheduler},
+		&failover.Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("failover"),
+			DefaultTolerationSeconds: max(int64(opts.DefaultTolerationSeconds/time.Second), 0),
+			Limiter:                  rate.NewLimiter(rate.Limit(opts.EvictionRate), opts.EvictionBurst),
+			IsOurs:                   scheduler.IsOurs, Workers: opts.Workers.Failover},
 		&membership.Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("membership"), NewMemberGrace: opts.NewMemberGrace},
 		&location.Reconciler{Client: mgr.GetClient()},
-		&rollout.Reconciler{Client: mgr.GetClient()},
-		&workgen.Reconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme()},
+		&rollout.Reconciler{Client: mgr.GetClient(), Workers: opts.Workers.Rollout},
+		&workgen.Reconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Workers: opts.Workers.WorkGenerator},
 		&workcleanup.Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("workcleanup"), Timeout: opts.WorkCleanupTimeout},
 		&eviction.Reconciler{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder("eviction")},
 		// Staged update runs roll out placements with strategy type External.
-		&updaterun.Reconciler{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder("updaterun")},
+		&updaterun.Reconciler{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder("updaterun"),
+			Workers: opts.Workers.UpdateRun},
 		&updaterun.ExternalReconciler{Client: mgr.GetClient()},
 	}
 	for _, c := range controllers {

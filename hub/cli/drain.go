@@ -19,6 +19,7 @@ import (
 
 	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+	"github.com/flotilla-io/flotilla/hub/pipeline"
 	"github.com/flotilla-io/flotilla/pkg/conditions"
 )
 
@@ -215,8 +216,7 @@ func (d *drainer) evictAll(ctx context.Context, cluster string) ([]*drainEvictio
 	for i := range bindings.Items {
 		b := &bindings.Items[i]
 		name := b.Labels[placementv1beta1.LabelPlacementName]
-		active := b.DeletionTimestamp.IsZero() && b.Spec.State != placementv1beta1.BindingStateUnscheduled
-		if active && name != "" && b.Spec.TargetCluster == cluster && !slices.Contains(placements, name) {
+		if pipeline.IsActive(b) && name != "" && b.Spec.TargetCluster == cluster && !slices.Contains(placements, name) {
 			placements = append(placements, name)
 		}
 	}

@@ -1,6 +1,7 @@
 // Package enqueue holds the watch mappings the placement-pipeline controllers
-// share: from an object labelled with its placement to that placement, and from
-// any change that may affect every placement to all of them.
+// share: from an object labelled with its placement to that placement, from a
+// cluster to the placements on it, and the classification of MemberCluster
+// updates by what placements read of them.
 package enqueue
 
 import (
@@ -12,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+	"github.com/flotilla-io/flotilla/hub/pipeline"
 )
 
 // PlacementOf maps an object labelled placement.flotilla.io/placement-name (a
@@ -29,18 +31,22 @@ func ByPlacementLabel() handler.EventHandler {
 	return handler.EnqueueRequestsFromMapFunc(PlacementOf)
 }
 
-// AllPlacements enqueues every ClusterResourcePlacement, for changes (a member
-// cluster, a Location) that may change where any of them fits.
-func AllPlacements(c client.Reader) handler.EventHandler {
-	return handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, _ client.Object) []reconcile.Request {
-		list := &placementv1beta1.ClusterResourcePlacementList{}
-		if err := c.List(ctx, list); err != nil {
-			return nil
+// PlacementsOnCluster returns the placements with a binding on cluster, looked
+// up through the binding index of hub/pipeline (a manager's cached client).
+func PlacementsOnCluster(ctx context.Context, c client.Reader, cluster string) []reconcile.Request {
+	list := &placementv1beta1.ClusterResourceBindingList{}
+	if err := c.List(ctx, list, client.MatchingFields{pipeline.IndexBindingCluster: cluster}); err != nil {
+		return nil
+	}
+	seen := map[string]bool{}
+	var out []reconcile.Request
+	for i := range list.Items {
+		for _, req := range PlacementOf(ctx, &list.Items[i]) {
+			if !seen[req.Name] {
+				seen[req.Name] = true
+				out = append(out, req)
+			}
 		}
-		reqs := make([]reconcile.Request, 0, len(list.Items))
-		for _, p := range list.Items {
-			reqs = append(reqs, reconcile.Request{NamespacedName: types.NamespacedName{Name: p.Name}})
-		}
-		return reqs
-	})
+	}
+	return out
 }

@@ -38,15 +38,6 @@ func TargetCount(policy *placementv1beta1.PlacementPolicy, active int) int {
 	return active
 }
 
-// IsActive reports whether a binding holds its placement on its cluster: Scheduled
-// or Bound, and not being deleted.
-func IsActive(b *placementv1beta1.ClusterResourceBinding) bool {
-	if !b.DeletionTimestamp.IsZero() {
-		return false
-	}
-	return b.Spec.State == placementv1beta1.BindingStateScheduled || b.Spec.State == placementv1beta1.BindingStateBound
-}
-
 // IsAvailable reports whether a binding's cluster counts as available: its
 // Available condition is True and observed at the binding's current generation.
 func IsAvailable(b *placementv1beta1.ClusterResourceBinding) bool {

@@ -22,7 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
-	"github.com/flotilla-io/flotilla/hub/conflict"
+	"github.com/flotilla-io/flotilla/hub/pipeline"
 	"github.com/flotilla-io/flotilla/pkg/conditions"
 )
 
@@ -153,7 +153,7 @@ func (r *Reconciler) loadBindings(ctx context.Context, s *scope) (ctrl.Result, e
 	}
 	for i := range bindings.Items {
 		b := &bindings.Items[i]
-		if !IsActive(b) {
+		if !pipeline.IsActive(b) {
 			continue
 		}
 		s.active = append(s.active, *b)
@@ -281,7 +281,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		For(&placementv1beta1.ClusterResourcePlacementEviction{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Watches(&placementv1beta1.ClusterResourceBinding{}, byPlacementLabel).
 		Watches(&placementv1beta1.ClusterResourcePlacementDisruptionBudget{}, byName).
-		Complete(conflict.RequeueOnConflict(r))
+		Complete(r)
 }
 
 // pendingEvictions returns the placement's evictions that are not decided yet.

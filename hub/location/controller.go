@@ -16,7 +16,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
-	"github.com/flotilla-io/flotilla/hub/conflict"
 	"github.com/flotilla-io/flotilla/pkg/conditions"
 )
 
@@ -35,7 +34,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (ctrl
 	if err := r.Client.List(ctx, clusters); err != nil {
 		return ctrl.Result{}, fmt.Errorf("failed to list member clusters: %w", err)
 	}
-	before := loc.Status.DeepCopy()
+	before := loc.DeepCopy()
 	instances, available, err := Count(loc, clusters.Items)
 	if err != nil {
 		conditions.Set(&loc.Status.Conditions, clusterv1beta1.ConditionLocationReady, metav1.ConditionFalse, clusterv1beta1.ReasonInvalidInstanceSelector, err.Error(), loc.Generation)
@@ -45,10 +44,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (ctrl
 		conditions.Set(&loc.Status.Conditions, clusterv1beta1.ConditionLocationReady, metav1.ConditionTrue, clusterv1beta1.ReasonInstancesCounted,
 			fmt.Sprintf("%d of %d instances available", available, instances), loc.Generation)
 	}
-	if equality.Semantic.DeepEqual(*before, loc.Status) {
+	if equality.Semantic.DeepEqual(before.Status, loc.Status) {
 		return ctrl.Result{}, nil
 	}
-	if err := r.Client.Status().Update(ctx, loc); err != nil {
+	// The location controller is the only writer of a Location's status.
+	if err := r.Client.Status().Patch(ctx, loc, client.MergeFrom(before)); err != nil {
 		return ctrl.Result{}, fmt.Errorf("failed to update location status: %w", err)
 	}
 	return ctrl.Result{}, nil
@@ -95,5 +95,5 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Named("location").
 		For(&clusterv1beta1.Location{}).
 		Watches(&clusterv1beta1.MemberCluster{}, allLocations).
-		Complete(conflict.RequeueOnConflict(r))
+		Complete(r)
 }

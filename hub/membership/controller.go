@@ -24,7 +24,6 @@ import (
 
 	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
-	"github.com/flotilla-io/flotilla/hub/conflict"
 	"github.com/flotilla-io/flotilla/pkg/conditions"
 )
 
@@ -244,5 +243,5 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("membership").
 		For(&clusterv1beta1.MemberCluster{}).
-		Complete(conflict.RequeueOnConflict(r))
+		Complete(r)
 }

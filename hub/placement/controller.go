@@ -3,16 +3,18 @@ package placement
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/go-logr/logr"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	kerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
@@ -22,8 +24,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
-	"github.com/flotilla-io/flotilla/hub/conflict"
 	"github.com/flotilla-io/flotilla/hub/enqueue"
+	"github.com/flotilla-io/flotilla/hub/pipeline"
 	"github.com/flotilla-io/flotilla/hub/resources"
 )
 
@@ -40,6 +42,12 @@ type Reconciler struct {
 	Scheme    *runtime.Scheme
 	Recorder  events.EventRecorder
 	Resources Selector
+	// Workers is how many placements are reconciled at once. Default: 1.
+	Workers int
+
+	// changedAt remembers, per placement, when this process last created a
+	// snapshot for it, for flotilla_placement_available_seconds.
+	changedAt sync.Map
 }
 
 // scope carries what the phases of one reconcile learn.
@@ -67,16 +75,19 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (_ ct
 	if !crp.DeletionTimestamp.IsZero() {
 		return r.reconcileDelete(ctx, crp)
 	}
-	if controllerutil.AddFinalizer(crp, placementv1beta1.PlacementCleanupFinalizer) {
-		if err := r.Client.Update(ctx, crp); err != nil {
+	if !controllerutil.ContainsFinalizer(crp, placementv1beta1.PlacementCleanupFinalizer) {
+		// The placement controller is the only writer of a placement's finalizers.
+		patch := client.MergeFrom(crp.DeepCopy())
+		controllerutil.AddFinalizer(crp, placementv1beta1.PlacementCleanupFinalizer)
+		if err := r.Client.Patch(ctx, crp, patch, client.FieldOwner(pipeline.ManagerPlacement)); err != nil {
 			return ctrl.Result{}, fmt.Errorf("failed to add the finalizer: %w", err)
 		}
 	}
 	s := &scope{placement: crp}
 	before := crp.DeepCopy()
 	defer func() {
-		if err := r.updateStatus(ctx, s, before); err != nil && !apierrors.IsConflict(err) {
-			reterr = err
+		if err := r.updateStatus(ctx, s, before); err != nil {
+			reterr = kerrors.NewAggregate([]error{reterr, err})
 		}
 	}()
 	for _, p := range []phase{r.selectResources, r.ensurePolicySnapshot, r.ensureResourceSnapshot} {
@@ -123,13 +134,15 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, crp *placementv1beta1.
 		}
 	}
 	if len(bindings.Items) > 0 {
-		// Bindings go once their Work is gone; their deletion requeues us.
-		return ctrl.Result{RequeueAfter: 5 * time.Second}, nil
+		// Bindings go once their Work is gone; their deletion wakes us.
+		return ctrl.Result{}, nil
 	}
+	patch := client.MergeFrom(crp.DeepCopy())
 	controllerutil.RemoveFinalizer(crp, placementv1beta1.PlacementCleanupFinalizer)
-	if err := r.Client.Update(ctx, crp); err != nil {
+	if err := r.Client.Patch(ctx, crp, patch, client.FieldOwner(pipeline.ManagerPlacement)); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
+	r.changedAt.Delete(crp.Name)
 	return ctrl.Result{}, nil
 }
 
@@ -141,11 +154,12 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	r.Resources.OnChange(func(c resources.Change) { r.enqueueSelecting(mgr.GetClient(), lg, changes, c) })
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("placement").
+		WithOptions(controller.Options{MaxConcurrentReconciles: max(r.Workers, 1)}).
 		For(&placementv1beta1.ClusterResourcePlacement{}, builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, predicate.LabelChangedPredicate{}, deletingPredicate()))).
 		Watches(&placementv1beta1.ClusterResourceBinding{}, enqueue.ByPlacementLabel()).
 		Watches(&placementv1beta1.ClusterSchedulingPolicySnapshot{}, enqueue.ByPlacementLabel()).
 		WatchesRawSource(source.Channel(changes, &handler.EnqueueRequestForObject{})).
-		Complete(conflict.RequeueOnConflict(r))
+		Complete(r)
 }
 
 func deletingPredicate() predicate.Predicate {

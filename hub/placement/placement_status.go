@@ -3,7 +3,6 @@ package placement
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -12,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+	"github.com/flotilla-io/flotilla/hub/pipeline"
 	"github.com/flotilla-io/flotilla/pkg/conditions"
 )
 
@@ -53,9 +53,11 @@ func (r *Reconciler) updateStatus(ctx context.Context, s *scope, before *placeme
 	if equality.Semantic.DeepEqual(before.Status, crp.Status) {
 		return nil
 	}
-	if err := r.Client.Status().Update(ctx, crp); err != nil {
+	// The placement controller is the only writer of a placement's status.
+	if err := r.Client.Status().Patch(ctx, crp, client.MergeFrom(before), client.FieldOwner(pipeline.ManagerPlacement)); err != nil {
 		return fmt.Errorf("failed to update status: %w", err)
 	}
+	r.observeAvailable(before, crp)
 	// Events mark what a user acts on: a condition turning True or False (the
 	// pending steps in between are in status, not in Events).
 	for _, t := range conditions.Changed(before.Status.Conditions, crp.Status.Conditions) {
@@ -105,23 +107,22 @@ func computeStatus(s *scope, bindings []placementv1beta1.ClusterResourceBinding,
 	}
 
 	// Per cluster.
-	active := make([]placementv1beta1.ClusterResourceBinding, 0, len(bindings))
-	for _, b := range bindings {
-		if b.DeletionTimestamp.IsZero() && b.Spec.State != placementv1beta1.BindingStateUnscheduled {
-			active = append(active, b)
-		}
+	active := pipeline.ActiveBindings(bindings)
+	if s.selectErr != nil {
+		// Nothing can progress on a selection that cannot be answered: report
+		// Scheduled=False alone rather than later stages waiting on clusters.
+		active = nil
 	}
-	sort.Slice(active, func(i, j int) bool { return active[i].Spec.TargetCluster < active[j].Spec.TargetCluster })
 	statuses := make([]placementv1beta1.PerClusterPlacementStatus, 0, len(active))
-	for i := range active {
-		statuses = append(statuses, perClusterStatus(&active[i], latestSnapshot, indexOf, gen))
+	for _, b := range active {
+		statuses = append(statuses, perClusterStatus(b, latestSnapshot, indexOf, gen))
 	}
 	if p := crp.Spec.Policy; p != nil && p.PlacementType == placementv1beta1.PickN && p.NumberOfClusters != nil {
 		msg := "no cluster fits"
 		if schedCond != nil {
 			msg = schedCond.Message
 		}
-		for n := len(active); n < int(*p.NumberOfClusters); n++ {
+		for n := len(active); s.selectErr == nil && n < int(*p.NumberOfClusters); n++ {
 			pcs := placementv1beta1.PerClusterPlacementStatus{}
 			conditions.Set(&pcs.Conditions, placementv1beta1.ConditionScheduled, metav1.ConditionFalse, placementv1beta1.ReasonSchedulingPolicyUnfulfilled, msg, gen)
 			statuses = append(statuses, pcs)

@@ -60,6 +60,8 @@ func TestComputeStatus(t *testing.T) {
 		want      map[string]metav1.ConditionStatus
 		wantMsg   map[string]string
 		wantSlots int
+		// wantAbsent are condition types the placement must not have.
+		wantAbsent []string
 	}{
 		{
 			name: "every cluster available makes the placement available",
@@ -101,6 +103,14 @@ func TestComputeStatus(t *testing.T) {
 			want:    map[string]metav1.ConditionStatus{sched: metav1.ConditionFalse},
 			wantMsg: map[string]string{sched: "no selectable kind"},
 		},
+		{
+			name: "an unknown kind leaves no later condition waiting on clusters, even where bindings exist",
+			scope: &scope{placement: placementAt(1, nil), selectErr: errors.New("the hub serves no selectable kind v1/Nope"),
+				policySnapshot: scheduledSnapshot(metav1.ConditionTrue, "Scheduled", "3 clusters")},
+			bindings:   []placementv1beta1.ClusterResourceBinding{bindingWith("a", "", 0, ""), bindingWith("b", "", 0, "")},
+			want:       map[string]metav1.ConditionStatus{sched: metav1.ConditionFalse},
+			wantAbsent: []string{placementv1beta1.ConditionClusterResourcePlacementRolloutStarted, avail},
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			computeStatus(tc.scope, tc.bindings, map[string]string{"p-0-snapshot": "0", "p-1-snapshot": "1"})
@@ -116,6 +126,11 @@ func TestComputeStatus(t *testing.T) {
 				}
 				if m := tc.wantMsg[typ]; m != "" && !strings.Contains(c.Message, m) {
 					t.Errorf("%s message %q does not contain %q", typ, c.Message, m)
+				}
+			}
+			for _, typ := range tc.wantAbsent {
+				if c := conditions.Get(st.Conditions, typ); c != nil {
+					t.Errorf("%s = %+v, want no such condition", typ, c)
 				}
 			}
 			if got := len(st.PlacementStatuses); got != tc.wantSlots {

@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+	"github.com/flotilla-io/flotilla/hub/pipeline"
 	"github.com/flotilla-io/flotilla/hub/resources"
 )
 
@@ -71,7 +72,7 @@ func (r *Reconciler) ensurePolicySnapshot(ctx context.Context, s *scope) error {
 			if snap.Annotations[placementv1beta1.AnnotationPlacementGeneration] != strconv.FormatInt(crp.Generation, 10) {
 				patch := client.MergeFrom(snap.DeepCopy())
 				metav1.SetMetaDataAnnotation(&snap.ObjectMeta, placementv1beta1.AnnotationPlacementGeneration, strconv.FormatInt(crp.Generation, 10))
-				if err := r.Client.Patch(ctx, snap, patch); err != nil {
+				if err := r.Client.Patch(ctx, snap, patch, client.FieldOwner(pipeline.ManagerPlacement)); err != nil {
 					return fmt.Errorf("failed to update policy snapshot %s: %w", snap.Name, err)
 				}
 			}
@@ -79,7 +80,7 @@ func (r *Reconciler) ensurePolicySnapshot(ctx context.Context, s *scope) error {
 		}
 		patch := client.MergeFrom(snap.DeepCopy())
 		snap.Labels[placementv1beta1.LabelIsLatestSnapshot] = "false"
-		if err := r.Client.Patch(ctx, snap, patch); err != nil {
+		if err := r.Client.Patch(ctx, snap, patch, client.FieldOwner(pipeline.ManagerPlacement)); err != nil {
 			return fmt.Errorf("failed to demote policy snapshot %s: %w", snap.Name, err)
 		}
 	}
@@ -107,10 +108,11 @@ func (r *Reconciler) ensurePolicySnapshot(ctx context.Context, s *scope) error {
 	if err := controllerutil.SetControllerReference(crp, snap, r.Scheme); err != nil {
 		return err
 	}
-	if err := r.Client.Create(ctx, snap); err != nil {
+	if err := r.Client.Create(ctx, snap, client.FieldOwner(pipeline.ManagerPlacement)); err != nil {
 		return fmt.Errorf("failed to create policy snapshot %s: %w", snap.Name, err)
 	}
 	s.policySnapshot = snap
+	r.changed(crp.Name)
 	return r.prunePolicySnapshots(ctx, s, append(list.Items, *snap))
 }
 
@@ -149,32 +151,42 @@ func (r *Reconciler) prune(ctx context.Context, objs []client.Object, indexLabel
 	return nil
 }
 
-// ensureResourceSnapshot makes the latest ClusterResourceSnapshot hold exactly
-// the selected resources, creating a new one when they changed.
+// ensureResourceSnapshot makes the latest resource snapshot set hold exactly
+// the selected resources, creating a new set (the next index) when they
+// changed. A selection larger than one object holds is split across several
+// snapshots of the same index (KubeFleet's sub-indexes): the master
+// <placement>-<index>-snapshot, which carries the hash and the number of
+// snapshots, and <placement>-<index>-<subindex> for the others. When selection
+// failed, the latest set stays as it is.
 func (r *Reconciler) ensureResourceSnapshot(ctx context.Context, s *scope) error {
 	crp := s.placement
+	list := &placementv1beta1.ClusterResourceSnapshotList{}
+	if err := r.Client.List(ctx, list, client.MatchingLabels{placementv1beta1.LabelPlacementName: crp.Name}); err != nil {
+		return fmt.Errorf("failed to list resource snapshots: %w", err)
+	}
+	if s.selectErr != nil {
+		for i := range list.Items {
+			snap := &list.Items[i]
+			if snap.Labels[placementv1beta1.LabelIsLatestSnapshot] == "true" && pipeline.IsMaster(snap) {
+				s.resourceSnapshot = snap
+			}
+		}
+		return nil
+	}
 	contents := make([]placementv1beta1.ResourceContent, 0, len(s.selected))
 	for _, u := range s.selected {
 		data, err := json.Marshal(resources.Sanitize(u).Object)
 		if err != nil {
 			return fmt.Errorf("failed to encode %s %s: %w", u.GetKind(), u.GetName(), err)
 		}
+		if len(data) > maxSnapshotBytes {
+			return fmt.Errorf("%s %s takes %d bytes, more than one snapshot object holds (%d)", u.GetKind(), u.GetName(), len(data), maxSnapshotBytes)
+		}
 		contents = append(contents, placementv1beta1.ResourceContent{RawExtension: runtime.RawExtension{Raw: data}})
 	}
 	hash, err := hashOf(contents)
 	if err != nil {
 		return fmt.Errorf("failed to hash the selected resources: %w", err)
-	}
-	size := 0
-	for _, c := range contents {
-		size += len(c.Raw)
-	}
-	if size > maxSnapshotBytes {
-		return fmt.Errorf("the selected resources take %d bytes, more than one snapshot holds (%d): select fewer or smaller objects", size, maxSnapshotBytes)
-	}
-	list := &placementv1beta1.ClusterResourceSnapshotList{}
-	if err := r.Client.List(ctx, list, client.MatchingLabels{placementv1beta1.LabelPlacementName: crp.Name}); err != nil {
-		return fmt.Errorf("failed to list resource snapshots: %w", err)
 	}
 	latestIndex := -1
 	for i := range list.Items {
@@ -186,48 +198,124 @@ func (r *Reconciler) ensureResourceSnapshot(ctx context.Context, s *scope) error
 		if snap.Labels[placementv1beta1.LabelIsLatestSnapshot] != "true" {
 			continue
 		}
-		if snap.Annotations[placementv1beta1.AnnotationResourceHash] == hash {
+		if pipeline.IsMaster(snap) && snap.Annotations[placementv1beta1.AnnotationResourceHash] == hash {
 			s.resourceSnapshot = snap
-			continue
-		}
-		patch := client.MergeFrom(snap.DeepCopy())
-		snap.Labels[placementv1beta1.LabelIsLatestSnapshot] = "false"
-		if err := r.Client.Patch(ctx, snap, patch); err != nil {
-			return fmt.Errorf("failed to demote resource snapshot %s: %w", snap.Name, err)
 		}
 	}
-	objs := make([]client.Object, 0, len(list.Items)+1)
+	if s.resourceSnapshot != nil {
+		// The latest set still holds the selection; demote any other set still
+		// labelled latest (a set whose creation was interrupted).
+		current := s.resourceSnapshot.Labels[placementv1beta1.LabelResourceIndex]
+		for i := range list.Items {
+			snap := &list.Items[i]
+			if snap.Labels[placementv1beta1.LabelIsLatestSnapshot] == "true" && snap.Labels[placementv1beta1.LabelResourceIndex] != current {
+				if err := r.demote(ctx, snap); err != nil {
+					return err
+				}
+			}
+		}
+		return r.pruneResourceSnapshots(ctx, list.Items, historyLimit(crp))
+	}
 	for i := range list.Items {
-		objs = append(objs, &list.Items[i])
+		if snap := &list.Items[i]; snap.Labels[placementv1beta1.LabelIsLatestSnapshot] == "true" {
+			if err := r.demote(ctx, snap); err != nil {
+				return err
+			}
+		}
 	}
-	if s.resourceSnapshot == nil {
-		idx := latestIndex + 1
+	idx := latestIndex + 1
+	parts := splitContents(contents, maxSnapshotBytes)
+	// The other parts first, the master last: readers look for the master, and
+	// find a complete set once it exists.
+	for sub := len(parts) - 1; sub >= 0; sub-- {
 		snap := &placementv1beta1.ClusterResourceSnapshot{
 			ObjectMeta: metav1.ObjectMeta{
-				Name: fmt.Sprintf("%s-%d-snapshot", crp.Name, idx),
+				Name: fmt.Sprintf("%s-%d-%d", crp.Name, idx, sub),
 				Labels: map[string]string{
 					placementv1beta1.LabelPlacementName:    crp.Name,
 					placementv1beta1.LabelIsLatestSnapshot: "true",
 					placementv1beta1.LabelResourceIndex:    strconv.Itoa(idx),
 				},
-				Annotations: map[string]string{
-					placementv1beta1.AnnotationResourceHash:              hash,
-					placementv1beta1.AnnotationNumberOfResourceSnapshots: "1",
-				},
+				Annotations: map[string]string{placementv1beta1.AnnotationSubindexOfResourceSnapshot: strconv.Itoa(sub)},
 			},
-			Spec: placementv1beta1.ResourceSnapshotSpec{SelectedResources: contents},
+			Spec: placementv1beta1.ResourceSnapshotSpec{SelectedResources: parts[sub]},
+		}
+		if sub == 0 {
+			snap.Name = fmt.Sprintf("%s-%d-snapshot", crp.Name, idx)
+			snap.Annotations = map[string]string{
+				placementv1beta1.AnnotationResourceHash:              hash,
+				placementv1beta1.AnnotationNumberOfResourceSnapshots: strconv.Itoa(len(parts)),
+			}
 		}
 		if err := controllerutil.SetControllerReference(crp, snap, r.Scheme); err != nil {
 			return err
 		}
-		if err := r.Client.Create(ctx, snap); err != nil {
+		if err := r.Client.Create(ctx, snap, client.FieldOwner(pipeline.ManagerPlacement)); err != nil {
 			return fmt.Errorf("failed to create resource snapshot %s: %w", snap.Name, err)
 		}
-		s.resourceSnapshot = snap
-		objs = append(objs, snap)
-		r.Recorder.Eventf(crp, snap, corev1.EventTypeNormal, "ResourceSnapshotCreated", "Snapshot", "Selected resources changed: created snapshot %s (index %d, %d objects)", snap.Name, idx, len(contents))
+		list.Items = append(list.Items, *snap)
+		if sub == 0 {
+			s.resourceSnapshot = snap
+		}
 	}
-	return r.prune(ctx, objs, placementv1beta1.LabelResourceIndex, historyLimit(crp))
+	r.changed(crp.Name)
+	r.Recorder.Eventf(crp, s.resourceSnapshot, corev1.EventTypeNormal, "ResourceSnapshotCreated", "Snapshot",
+		"Selected resources changed: created snapshot %s (index %d, %d objects in %d snapshots)", s.resourceSnapshot.Name, idx, len(contents), len(parts))
+	return r.pruneResourceSnapshots(ctx, list.Items, historyLimit(crp))
+}
+
+// splitContents packs the resources, in order, into parts of at most limit bytes
+// each (every resource alone fits); there is always at least one part.
+func splitContents(contents []placementv1beta1.ResourceContent, limit int) [][]placementv1beta1.ResourceContent {
+	parts := [][]placementv1beta1.ResourceContent{nil}
+	size := 0
+	for _, c := range contents {
+		if size+len(c.Raw) > limit && len(parts[len(parts)-1]) > 0 {
+			parts = append(parts, nil)
+			size = 0
+		}
+		parts[len(parts)-1] = append(parts[len(parts)-1], c)
+		size += len(c.Raw)
+	}
+	return parts
+}
+
+func (r *Reconciler) demote(ctx context.Context, snap *placementv1beta1.ClusterResourceSnapshot) error {
+	patch := client.MergeFrom(snap.DeepCopy())
+	snap.Labels[placementv1beta1.LabelIsLatestSnapshot] = "false"
+	if err := r.Client.Patch(ctx, snap, patch, client.FieldOwner(pipeline.ManagerPlacement)); err != nil {
+		return fmt.Errorf("failed to demote resource snapshot %s: %w", snap.Name, err)
+	}
+	return nil
+}
+
+// pruneResourceSnapshots deletes every snapshot of the oldest indexes beyond
+// limit, never of the latest set.
+func (r *Reconciler) pruneResourceSnapshots(ctx context.Context, snaps []placementv1beta1.ClusterResourceSnapshot, limit int) error {
+	byIndex := map[int][]*placementv1beta1.ClusterResourceSnapshot{}
+	var indexes []int
+	for i := range snaps {
+		idx := snapshotIndex(&snaps[i], placementv1beta1.LabelResourceIndex)
+		if _, ok := byIndex[idx]; !ok {
+			indexes = append(indexes, idx)
+		}
+		byIndex[idx] = append(byIndex[idx], &snaps[i])
+	}
+	if len(indexes) <= limit {
+		return nil
+	}
+	sort.Ints(indexes)
+	for _, idx := range indexes[:len(indexes)-limit] {
+		for _, snap := range byIndex[idx] {
+			if snap.Labels[placementv1beta1.LabelIsLatestSnapshot] == "true" {
+				continue
+			}
+			if err := client.IgnoreNotFound(r.Client.Delete(ctx, snap)); err != nil {
+				return fmt.Errorf("failed to delete old snapshot %s: %w", snap.Name, err)
+			}
+		}
+	}
+	return nil
 }
 
 // identifiers lists the selected objects for status.selectedResources.

@@ -1,28 +1,68 @@
 // Package rollout moves each placement's bindings onto its latest resource
-// snapshot: a binding the scheduler created (Scheduled) becomes Bound, and a Bound
-// binding follows every new snapshot. The RolloutStarted condition records it.
+// snapshot with KubeFleet's rolling update: a binding the scheduler created
+// (Scheduled) becomes Bound, a Bound binding follows new snapshots, and an
+// Unscheduled binding is deleted (which removes its resources), in waves that
+// keep within spec.strategy.rollingUpdate's maxUnavailable and maxSurge. Which
+// bindings may move now is decided by SelectWave, a pure function. The
+// RolloutStarted condition of each binding says whether it moved, or who holds it.
+//
+// Placements with strategy type External are left alone entirely: their bindings
+// are moved by staged update runs (docs/pipeline.md).
 package rollout
 
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
-	"github.com/flotilla-io/flotilla/hub/conflict"
 	"github.com/flotilla-io/flotilla/hub/enqueue"
+	"github.com/flotilla-io/flotilla/hub/pipeline"
+	"github.com/flotilla-io/flotilla/hub/schedulinggroup"
 	"github.com/flotilla-io/flotilla/pkg/conditions"
 )
 
 // Reconciler rolls a placement's resources out to its bindings.
 type Reconciler struct {
 	Client client.Client
+	// Workers is how many placements are rolled out at once. Default: 1.
+	Workers int
+	// Now is the clock. Default: time.Now.
+	Now func() time.Time
+
+	waves waveClock
 }
+
+// scope carries what the phases of one reconcile learn.
+type scope struct {
+	// placement is the object being reconciled (set by Reconcile).
+	placement *placementv1beta1.ClusterResourcePlacement
+	// latest is the master of the latest resource snapshot set (set by loadLatest).
+	latest *placementv1beta1.ClusterResourceSnapshot
+	// bindings are the placement's bindings not being deleted (set by loadBindings).
+	bindings []placementv1beta1.ClusterResourceBinding
+	// steps are the decisions for each binding, by name (set by plan).
+	steps map[string]Step
+	// ready is whether each binding is ready, by name (set by plan).
+	ready map[string]bool
+	// recheck is when a not-trackable binding counts as available (set by plan).
+	recheck time.Duration
+	// done stops the phases after the current one (no snapshot yet).
+	done bool
+}
+
+type phase func(ctx context.Context, s *scope) error
 
 // Reconcile handles one ClusterResourcePlacement.
 func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (ctrl.Result, error) {
@@ -30,75 +70,241 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (ctrl
 	if err := r.Client.Get(ctx, req.NamespacedName, crp); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	// Placements with strategy type External are left alone entirely: staged
-	// update runs (hub/updaterun) bind their bindings, move them between resource
-	// snapshots and write their RolloutStarted condition.
-	if !crp.DeletionTimestamp.IsZero() || crp.Spec.Strategy.Type == placementv1beta1.ExternalRolloutStrategyType {
+	if !crp.DeletionTimestamp.IsZero() || External(crp) {
 		return ctrl.Result{}, nil
 	}
-	latest, err := r.latestSnapshot(ctx, crp.Name)
-	if err != nil || latest == nil {
-		return ctrl.Result{}, err
-	}
-	bindings := &placementv1beta1.ClusterResourceBindingList{}
-	if err := r.Client.List(ctx, bindings, client.MatchingLabels{placementv1beta1.LabelPlacementName: crp.Name}); err != nil {
-		return ctrl.Result{}, fmt.Errorf("failed to list bindings: %w", err)
-	}
-	for i := range bindings.Items {
-		b := &bindings.Items[i]
-		if !b.DeletionTimestamp.IsZero() || b.Spec.State == placementv1beta1.BindingStateUnscheduled {
-			continue
+	s := &scope{placement: crp}
+	for _, p := range []struct {
+		name string
+		run  phase
+	}{
+		{"load the latest resource snapshot", r.loadLatest},
+		{"load the bindings", r.loadBindings},
+		{"select the wave", r.plan},
+		{"move the bindings", r.move},
+	} {
+		if err := p.run(ctx, s); err != nil {
+			return ctrl.Result{}, fmt.Errorf("failed to %s: %w", p.name, err)
 		}
-		if err := r.rollOut(ctx, crp, b, latest); err != nil {
-			return ctrl.Result{}, err
+		if s.done {
+			return ctrl.Result{}, nil
 		}
 	}
-	return ctrl.Result{}, nil
+	// Only resources the agent cannot track wake us by time: they count as
+	// available unavailablePeriodSeconds after they were applied.
+	return ctrl.Result{RequeueAfter: s.recheck}, nil
 }
 
-// rollOut binds b to the latest snapshot with the placement's apply strategy.
-func (r *Reconciler) rollOut(ctx context.Context, crp *placementv1beta1.ClusterResourcePlacement, b *placementv1beta1.ClusterResourceBinding, latest *placementv1beta1.ClusterResourceSnapshot) error {
-	want := b.Spec.DeepCopy()
-	want.State = placementv1beta1.BindingStateBound
-	want.ResourceSnapshotName = latest.Name
-	want.ApplyStrategy = crp.Spec.Strategy.ApplyStrategy.DeepCopy()
-	if !equality.Semantic.DeepEqual(*want, b.Spec) {
-		b.Spec = *want
-		if err := r.Client.Update(ctx, b); err != nil {
-			return fmt.Errorf("failed to bind %s to snapshot %s: %w", b.Name, latest.Name, err)
+// External reports whether a placement's bindings are moved by staged update
+// runs rather than by this controller.
+func External(crp *placementv1beta1.ClusterResourcePlacement) bool {
+	return crp.Spec.Strategy.Type == placementv1beta1.ExternalRolloutStrategyType
+}
+
+func (r *Reconciler) loadLatest(ctx context.Context, s *scope) error {
+	latest, err := pipeline.LatestResourceSnapshot(ctx, r.Client, s.placement.Name)
+	if err != nil {
+		return err
+	}
+	s.latest = latest
+	s.done = latest == nil
+	return nil
+}
+
+func (r *Reconciler) loadBindings(ctx context.Context, s *scope) error {
+	all, err := pipeline.ListBindings(ctx, r.Client, s.placement.Name)
+	if err != nil {
+		return err
+	}
+	for _, b := range all {
+		if b.DeletionTimestamp.IsZero() {
+			s.bindings = append(s.bindings, b)
 		}
-	}
-	if conditions.IsCurrentTrue(b.Status.Conditions, placementv1beta1.ConditionRolloutStarted, b.Generation) {
-		return nil
-	}
-	conditions.Set(&b.Status.Conditions, placementv1beta1.ConditionRolloutStarted, metav1.ConditionTrue,
-		placementv1beta1.ReasonRolloutStarted, fmt.Sprintf("rolling out resource snapshot %s", latest.Name), b.Generation)
-	if err := r.Client.Status().Update(ctx, b); err != nil {
-		return fmt.Errorf("failed to update status of binding %s: %w", b.Name, err)
 	}
 	return nil
 }
 
-func (r *Reconciler) latestSnapshot(ctx context.Context, placement string) (*placementv1beta1.ClusterResourceSnapshot, error) {
-	list := &placementv1beta1.ClusterResourceSnapshotList{}
-	if err := r.Client.List(ctx, list, client.MatchingLabels{
-		placementv1beta1.LabelPlacementName:    placement,
-		placementv1beta1.LabelIsLatestSnapshot: "true",
-	}); err != nil {
-		return nil, fmt.Errorf("failed to list resource snapshots: %w", err)
+// plan runs wave selection for each scheduling group of the placement.
+func (r *Reconciler) plan(_ context.Context, s *scope) error {
+	crp := s.placement
+	now := r.now()
+	period := unavailablePeriod(crp)
+	s.steps, s.ready = map[string]Step{}, map[string]bool{}
+	groups := map[string][]Binding{}
+	for i := range s.bindings {
+		b := &s.bindings[i]
+		ready, why, recheck := readiness(b, now, period)
+		if recheck > 0 && (s.recheck == 0 || recheck < s.recheck) {
+			s.recheck = recheck
+		}
+		s.ready[b.Name] = ready
+		hasResources := b.Spec.State == placementv1beta1.BindingStateBound ||
+			(b.Spec.State == placementv1beta1.BindingStateUnscheduled && b.Spec.ResourceSnapshotName != "")
+		if !hasResources {
+			ready, why = false, ""
+		}
+		g := schedulinggroup.Of(b.Labels)
+		groups[g] = append(groups[g], Binding{
+			Name: b.Name, Cluster: b.Spec.TargetCluster, State: b.Spec.State,
+			HasResources: hasResources, Current: isCurrent(crp, b, s.latest), Ready: ready, NotReady: why,
+		})
 	}
-	if len(list.Items) == 0 {
-		return nil, nil
+	for g, bs := range groups {
+		target := targetCount(crp, g, bs)
+		maxUnavailable, maxSurge := Limits(crp.Spec.Strategy.RollingUpdate, target)
+		for name, step := range SelectWave(Input{Target: target, MaxUnavailable: maxUnavailable, MaxSurge: maxSurge, Bindings: bs}).Steps {
+			s.steps[name] = step
+		}
 	}
-	return &list.Items[0], nil
+	return nil
 }
 
-// SetupWithManager registers the controller.
+// move carries the plan out: binds, updates and removes bindings, and records
+// RolloutStarted on every binding that is not being removed.
+func (r *Reconciler) move(ctx context.Context, s *scope) error {
+	crp, latest := s.placement, s.latest
+	lg := log.FromContext(ctx)
+	now := r.now()
+	for i := range s.bindings {
+		b := &s.bindings[i]
+		step := s.steps[b.Name]
+		switch step.Action {
+		case ActionRemove:
+			if err := r.Client.Delete(ctx, b, client.Preconditions{UID: &b.UID, ResourceVersion: &b.ResourceVersion}); client.IgnoreNotFound(err) != nil {
+				return fmt.Errorf("failed to remove binding %s: %w", b.Name, err)
+			}
+			r.waves.forget(b.Name)
+			lg.V(1).Info("removed binding", "binding", b.Name, "cluster", b.Spec.TargetCluster)
+			continue
+		case ActionBind, ActionUpdate:
+			if err := r.moveToLatest(ctx, crp, b, latest, step.Action == ActionBind); err != nil {
+				return err
+			}
+			r.waves.start(b.Name, latest.Name, now)
+			lg.V(1).Info("moved binding", "binding", b.Name, "cluster", b.Spec.TargetCluster, "snapshot", latest.Name, "action", step.Action)
+		case ActionNone:
+			if s.ready[b.Name] {
+				r.waves.ready(b.Name, latest.Name, now)
+			}
+		}
+		if b.Spec.State == placementv1beta1.BindingStateUnscheduled {
+			continue
+		}
+		if err := r.setRolloutStarted(ctx, b, latest, step); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// moveToLatest binds b to the latest snapshot with the placement's apply
+// strategy. Binding a Scheduled binding changes its state, which the scheduler
+// writes too, so that patch applies only while the binding is still Scheduled.
+func (r *Reconciler) moveToLatest(ctx context.Context, crp *placementv1beta1.ClusterResourcePlacement, b *placementv1beta1.ClusterResourceBinding,
+	latest *placementv1beta1.ClusterResourceSnapshot, bind bool) error {
+	set := map[string]any{"resourceSnapshotName": latest.Name, "applyStrategy": nil}
+	if s := crp.Spec.Strategy.ApplyStrategy; s != nil {
+		set["applyStrategy"] = s
+	}
+	ifState := placementv1beta1.BindingState("")
+	if bind {
+		ifState = placementv1beta1.BindingStateScheduled
+		set["state"] = placementv1beta1.BindingStateBound
+	}
+	patch, err := pipeline.SpecPatch(b, ifState, set)
+	if err != nil {
+		return err
+	}
+	if err := r.Client.Patch(ctx, b, patch, client.FieldOwner(pipeline.ManagerRollout)); err != nil {
+		return fmt.Errorf("failed to move binding %s to snapshot %s: %w", b.Name, latest.Name, err)
+	}
+	return nil
+}
+
+// setRolloutStarted records on the binding whether it is on the latest
+// resources (True) or held by the rolling update (False, saying by whom).
+func (r *Reconciler) setRolloutStarted(ctx context.Context, b *placementv1beta1.ClusterResourceBinding, latest *placementv1beta1.ClusterResourceSnapshot, step Step) error {
+	own := pipeline.OwnConditions(b.Status.Conditions, placementv1beta1.ConditionRolloutStarted)
+	if step.Action == ActionHold {
+		conditions.Set(&own, placementv1beta1.ConditionRolloutStarted, metav1.ConditionFalse, placementv1beta1.ReasonRolloutNotStartedYet,
+			fmt.Sprintf("resource snapshot %s (index %s) waits: %s", latest.Name, latest.Labels[placementv1beta1.LabelResourceIndex], step.Why), b.Generation)
+	} else {
+		conditions.Set(&own, placementv1beta1.ConditionRolloutStarted, metav1.ConditionTrue, placementv1beta1.ReasonRolloutStarted,
+			fmt.Sprintf("rolled out resource snapshot %s (index %s)", b.Spec.ResourceSnapshotName, latest.Labels[placementv1beta1.LabelResourceIndex]), b.Generation)
+	}
+	return pipeline.ApplyBindingStatus(ctx, r.Client, b, pipeline.ManagerRollout, []string{placementv1beta1.ConditionRolloutStarted}, pipeline.BindingStatus{Conditions: own})
+}
+
+// isCurrent reports whether b is Bound to the latest snapshot with the
+// placement's apply strategy.
+func isCurrent(crp *placementv1beta1.ClusterResourcePlacement, b *placementv1beta1.ClusterResourceBinding, latest *placementv1beta1.ClusterResourceSnapshot) bool {
+	return b.Spec.State == placementv1beta1.BindingStateBound && b.Spec.ResourceSnapshotName == latest.Name &&
+		equality.Semantic.DeepEqual(b.Spec.ApplyStrategy, crp.Spec.Strategy.ApplyStrategy)
+}
+
+// targetCount is how many clusters a group of the placement should be on.
+func targetCount(crp *placementv1beta1.ClusterResourcePlacement, group string, bs []Binding) int {
+	if p := crp.Spec.Policy; group == "" && p != nil {
+		switch {
+		case p.PlacementType == placementv1beta1.PickN && p.NumberOfClusters != nil:
+			return int(*p.NumberOfClusters)
+		case p.PlacementType == placementv1beta1.PickFixed:
+			return len(p.ClusterNames)
+		}
+	}
+	n := 0
+	for _, b := range bs {
+		if b.State != placementv1beta1.BindingStateUnscheduled {
+			n++
+		}
+	}
+	return n
+}
+
+func unavailablePeriod(crp *placementv1beta1.ClusterResourcePlacement) time.Duration {
+	if ru := crp.Spec.Strategy.RollingUpdate; ru != nil && ru.UnavailablePeriodSeconds != nil {
+		return time.Duration(*ru.UnavailablePeriodSeconds) * time.Second
+	}
+	return 60 * time.Second
+}
+
+func (r *Reconciler) now() time.Time {
+	if r.Now != nil {
+		return r.Now()
+	}
+	return time.Now()
+}
+
+// SetupWithManager registers the controller: placements whose spec changed,
+// their resource snapshots, and binding changes the rollout reads (spec, state,
+// and the progress conditions a wave waits for).
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("rollout").
-		For(&placementv1beta1.ClusterResourcePlacement{}).
-		Watches(&placementv1beta1.ClusterResourceBinding{}, enqueue.ByPlacementLabel()).
+		WithOptions(controller.Options{MaxConcurrentReconciles: max(r.Workers, 1)}).
+		For(&placementv1beta1.ClusterResourcePlacement{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		Watches(&placementv1beta1.ClusterResourceBinding{}, enqueue.ByPlacementLabel(), builder.WithPredicates(bindingProgressChanged())).
 		Watches(&placementv1beta1.ClusterResourceSnapshot{}, enqueue.ByPlacementLabel()).
-		Complete(conflict.RequeueOnConflict(r))
+		Complete(r)
+}
+
+// bindingProgressChanged passes binding events that can change a wave: anything
+// but an update that leaves spec, deletion and progress conditions as they were.
+func bindingProgressChanged() predicate.Predicate {
+	return predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
+		o, ok1 := e.ObjectOld.(*placementv1beta1.ClusterResourceBinding)
+		n, ok2 := e.ObjectNew.(*placementv1beta1.ClusterResourceBinding)
+		if !ok1 || !ok2 {
+			return true
+		}
+		if o.Generation != n.Generation || !o.DeletionTimestamp.Equal(n.DeletionTimestamp) {
+			return true
+		}
+		for _, t := range []string{placementv1beta1.ConditionWorkSynchronized, placementv1beta1.ConditionApplied, placementv1beta1.ConditionAvailable} {
+			if pipeline.ConditionChanged(o.Status.Conditions, n.Status.Conditions, t) {
+				return true
+			}
+		}
+		return false
+	}}
 }

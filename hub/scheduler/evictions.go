@@ -2,7 +2,6 @@ package scheduler
 
 import (
 	"context"
-	"fmt"
 
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -17,16 +16,6 @@ import (
 // controller (hub/eviction) decides whether an eviction may execute; the scheduler
 // only honours the executed ones, through framework.CycleInput.ExcludedClusters
 // and the Evicted plugin.
-
-// excludedClusters lists the evictions and returns the clusters the placement was
-// evicted from; see ExcludedClusters.
-func (r *Reconciler) excludedClusters(ctx context.Context, placement string) (map[string]string, error) {
-	list := &placementv1beta1.ClusterResourcePlacementEvictionList{}
-	if err := r.Client.List(ctx, list); err != nil {
-		return nil, fmt.Errorf("failed to list evictions: %w", err)
-	}
-	return ExcludedClusters(placement, list.Items), nil
-}
 
 // ExcludedClusters returns the clusters the placement was evicted from — those of
 // its evictions whose Executed condition is True — each with the reason "evicted by

@@ -21,7 +21,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
-	"github.com/flotilla-io/flotilla/hub/conflict"
 )
 
 // Reconciler releases deleted Works whose member did not confirm in time.
@@ -47,8 +46,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (ctrl
 	if wait > 0 {
 		return ctrl.Result{RequeueAfter: wait}, nil
 	}
+	patch := client.MergeFromWithOptions(w.DeepCopy(), client.MergeFromWithOptimisticLock{})
 	controllerutil.RemoveFinalizer(w, placementv1beta1.AppliedResourcesCleanupFinalizer)
-	if err := r.Client.Update(ctx, w); err != nil {
+	if err := r.Client.Patch(ctx, w, patch); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if r.Recorder != nil {
@@ -86,7 +86,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if err := ctrl.NewControllerManagedBy(mgr).
 		Named("workcleanup").
 		For(&placementv1beta1.Work{}, builder.WithPredicates(deleting)).
-		Complete(conflict.RequeueOnConflict(r)); err != nil {
+		Complete(r); err != nil {
 		return fmt.Errorf("failed to set up the work cleanup controller: %w", err)
 	}
 	return nil

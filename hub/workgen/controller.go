@@ -7,7 +7,6 @@ package workgen
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -16,15 +15,19 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
-	"github.com/flotilla-io/flotilla/hub/conflict"
+	"github.com/flotilla-io/flotilla/hub/pipeline"
 	"github.com/flotilla-io/flotilla/hub/schedulinggroup"
 	"github.com/flotilla-io/flotilla/pkg/conditions"
 )
@@ -33,6 +36,14 @@ import (
 type Reconciler struct {
 	Client client.Client
 	Scheme *runtime.Scheme
+	// Workers is how many bindings are handled at once. Default: 1.
+	Workers int
+}
+
+// ownedConditions are the binding conditions the work generator writes.
+var ownedConditions = []string{
+	placementv1beta1.ConditionOverridden, placementv1beta1.ConditionWorkSynchronized,
+	placementv1beta1.ConditionApplied, placementv1beta1.ConditionAvailable,
 }
 
 // WorkName is the name of a placement's Work in a member's namespace.
@@ -48,58 +59,70 @@ func workName(b *placementv1beta1.ClusterResourceBinding) string {
 	return WorkName(placement)
 }
 
-// Reconcile handles one ClusterResourceBinding.
+// Reconcile handles one ClusterResourceBinding. A Bound binding gets its Work;
+// a deleted one loses it. An Unscheduled binding keeps its Work until the
+// rollout deletes the binding (within maxUnavailable).
 func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (ctrl.Result, error) {
 	b := &placementv1beta1.ClusterResourceBinding{}
 	if err := r.Client.Get(ctx, req.NamespacedName, b); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	lg := log.FromContext(ctx).WithValues("cluster", b.Spec.TargetCluster)
-	if !b.DeletionTimestamp.IsZero() || b.Spec.State == placementv1beta1.BindingStateUnscheduled {
-		return r.reconcileRemoval(ctx, lg, b)
+	if !b.DeletionTimestamp.IsZero() {
+		return ctrl.Result{}, r.reconcileRemoval(ctx, lg, b)
 	}
 	if b.Spec.State != placementv1beta1.BindingStateBound || b.Spec.ResourceSnapshotName == "" {
 		return ctrl.Result{}, nil
 	}
-	if controllerutil.AddFinalizer(b, placementv1beta1.WorkCleanupFinalizer) {
-		if err := r.Client.Update(ctx, b); err != nil {
+	if !controllerutil.ContainsFinalizer(b, placementv1beta1.WorkCleanupFinalizer) {
+		// The work generator is the only writer of a binding's finalizers.
+		patch := client.MergeFrom(b.DeepCopy())
+		controllerutil.AddFinalizer(b, placementv1beta1.WorkCleanupFinalizer)
+		if err := r.Client.Patch(ctx, b, patch, client.FieldOwner(pipeline.ManagerWorkGenerator)); err != nil {
 			return ctrl.Result{}, fmt.Errorf("failed to add the finalizer: %w", err)
 		}
 	}
-	before := b.Status.DeepCopy()
+	own := pipeline.OwnConditions(b.Status.Conditions, ownedConditions...)
+	want := pipeline.BindingStatus{OwnsPlacementLists: true}
 	work, err := r.syncWork(ctx, b)
 	if err != nil {
-		conditions.Set(&b.Status.Conditions, placementv1beta1.ConditionWorkSynchronized, metav1.ConditionFalse,
+		conditions.Set(&own, placementv1beta1.ConditionWorkSynchronized, metav1.ConditionFalse,
 			placementv1beta1.ReasonWorkNotSynchronized, err.Error(), b.Generation)
+		want.FailedPlacements = b.Status.FailedPlacements
 	} else {
-		conditions.Set(&b.Status.Conditions, placementv1beta1.ConditionOverridden, metav1.ConditionTrue,
+		conditions.Set(&own, placementv1beta1.ConditionOverridden, metav1.ConditionTrue,
 			placementv1beta1.ReasonNoOverrideSpecified, "no override applies", b.Generation)
-		conditions.Set(&b.Status.Conditions, placementv1beta1.ConditionWorkSynchronized, metav1.ConditionTrue,
+		conditions.Set(&own, placementv1beta1.ConditionWorkSynchronized, metav1.ConditionTrue,
 			placementv1beta1.ReasonWorkSynchronized, fmt.Sprintf("Work %s/%s holds snapshot %s", work.Namespace, work.Name, b.Spec.ResourceSnapshotName), b.Generation)
-		copyWorkStatus(b, work)
+		want.FailedPlacements = copyWorkStatus(&own, b, work)
 	}
-	if !equality.Semantic.DeepEqual(*before, b.Status) {
-		if uerr := r.Client.Status().Update(ctx, b); uerr != nil {
-			return ctrl.Result{}, fmt.Errorf("failed to update binding status: %w", uerr)
-		}
+	want.Conditions = own
+	want.DiffedPlacements = b.Status.DiffedPlacements
+	if uerr := pipeline.ApplyBindingStatus(ctx, r.Client, b, pipeline.ManagerWorkGenerator, ownedConditions, want); uerr != nil {
+		return ctrl.Result{}, uerr
 	}
 	if err != nil {
-		lg.Info("work not synchronised", "error", err.Error())
-		return ctrl.Result{RequeueAfter: 5 * time.Second}, nil
+		// Retried with backoff; the condition says why meanwhile.
+		return ctrl.Result{}, fmt.Errorf("work not synchronised: %w", err)
 	}
 	return ctrl.Result{}, nil
 }
 
 // syncWork creates or updates the Work for a Bound binding.
 func (r *Reconciler) syncWork(ctx context.Context, b *placementv1beta1.ClusterResourceBinding) (*placementv1beta1.Work, error) {
-	snap := &placementv1beta1.ClusterResourceSnapshot{}
-	if err := r.Client.Get(ctx, types.NamespacedName{Name: b.Spec.ResourceSnapshotName}, snap); err != nil {
+	master := &placementv1beta1.ClusterResourceSnapshot{}
+	if err := r.Client.Get(ctx, types.NamespacedName{Name: b.Spec.ResourceSnapshotName}, master); err != nil {
 		return nil, fmt.Errorf("failed to get resource snapshot %s: %w", b.Spec.ResourceSnapshotName, err)
+	}
+	set, err := pipeline.ResourceSnapshotSetOf(ctx, r.Client, master)
+	if err != nil {
+		return nil, err
 	}
 	placement := b.Labels[placementv1beta1.LabelPlacementName]
 	ns := clusterv1beta1.MemberNamespace(b.Spec.TargetCluster)
-	manifests := make([]placementv1beta1.Manifest, 0, len(snap.Spec.SelectedResources))
-	for _, c := range snap.Spec.SelectedResources {
+	selected := set.Resources()
+	manifests := make([]placementv1beta1.Manifest, 0, len(selected))
+	for _, c := range selected {
 		manifests = append(manifests, placementv1beta1.Manifest{RawExtension: *c.RawExtension.DeepCopy()})
 	}
 	crp := &placementv1beta1.ClusterResourcePlacement{}
@@ -114,7 +137,7 @@ func (r *Reconciler) syncWork(ctx context.Context, b *placementv1beta1.ClusterRe
 	group := schedulinggroup.Of(b.Labels)
 	manifests = schedulinggroup.Filter(manifests, group, schedulinggroup.OwnGroups(dyn))
 	work := &placementv1beta1.Work{ObjectMeta: metav1.ObjectMeta{Name: workName(b), Namespace: ns}}
-	_, err = controllerutil.CreateOrUpdate(ctx, r.Client, work, func() error {
+	_, err = controllerutil.CreateOrPatch(ctx, r.Client, work, func() error {
 		if work.Labels == nil {
 			work.Labels = map[string]string{}
 		}
@@ -140,9 +163,9 @@ func (r *Reconciler) syncWork(ctx context.Context, b *placementv1beta1.ClusterRe
 	return work, nil
 }
 
-// copyWorkStatus reports the agent's Applied and Available conditions of the Work
-// on the binding, with the manifests that failed.
-func copyWorkStatus(b *placementv1beta1.ClusterResourceBinding, work *placementv1beta1.Work) {
+// copyWorkStatus sets in own the agent's Applied and Available conditions of the
+// Work, for the binding, and returns the manifests that failed.
+func copyWorkStatus(own *[]metav1.Condition, b *placementv1beta1.ClusterResourceBinding, work *placementv1beta1.Work) []placementv1beta1.FailedResourcePlacement {
 	for _, t := range []string{placementv1beta1.ConditionApplied, placementv1beta1.ConditionAvailable} {
 		c := conditions.Get(work.Status.Conditions, t)
 		if c == nil || c.ObservedGeneration != work.Generation {
@@ -150,11 +173,11 @@ func copyWorkStatus(b *placementv1beta1.ClusterResourceBinding, work *placementv
 			if t == placementv1beta1.ConditionAvailable {
 				pending = placementv1beta1.ReasonNotAvailableYet
 			}
-			conditions.Set(&b.Status.Conditions, t, metav1.ConditionUnknown, pending,
+			conditions.Set(own, t, metav1.ConditionUnknown, pending,
 				fmt.Sprintf("waiting for member %s to report the current Work", b.Spec.TargetCluster), b.Generation)
 			continue
 		}
-		conditions.Set(&b.Status.Conditions, t, c.Status, c.Reason, c.Message, b.Generation)
+		conditions.Set(own, t, c.Status, c.Reason, c.Message, b.Generation)
 	}
 	var failed []placementv1beta1.FailedResourcePlacement
 	for _, mc := range work.Status.ManifestConditions {
@@ -176,12 +199,15 @@ func copyWorkStatus(b *placementv1beta1.ClusterResourceBinding, work *placementv
 			break
 		}
 	}
-	b.Status.FailedPlacements = failed
+	return failed
 }
 
-// reconcileRemoval deletes the binding's Work and, once it is gone, lets the
-// binding go (an Unscheduled binding is deleted here too).
-func (r *Reconciler) reconcileRemoval(ctx context.Context, lg logr.Logger, b *placementv1beta1.ClusterResourceBinding) (ctrl.Result, error) {
+// reconcileRemoval deletes a deleted binding's Work and, once it is gone, lets
+// the binding go. The Work's deletion wakes us (the Work watch), so nothing polls.
+func (r *Reconciler) reconcileRemoval(ctx context.Context, lg logr.Logger, b *placementv1beta1.ClusterResourceBinding) error {
+	if !controllerutil.ContainsFinalizer(b, placementv1beta1.WorkCleanupFinalizer) {
+		return nil
+	}
 	work := &placementv1beta1.Work{}
 	key := types.NamespacedName{Namespace: clusterv1beta1.MemberNamespace(b.Spec.TargetCluster), Name: workName(b)}
 	err := r.Client.Get(ctx, key, work)
@@ -189,33 +215,66 @@ func (r *Reconciler) reconcileRemoval(ctx context.Context, lg logr.Logger, b *pl
 	case err == nil && metav1.IsControlledBy(work, b):
 		if work.DeletionTimestamp.IsZero() {
 			if err := client.IgnoreNotFound(r.Client.Delete(ctx, work)); err != nil {
-				return ctrl.Result{}, fmt.Errorf("failed to delete Work %s: %w", key, err)
+				return fmt.Errorf("failed to delete Work %s: %w", key, err)
 			}
 			lg.Info("deleted work", "work", key.String())
 		}
-		// The Work's deletion requeues us through the watch.
-		return ctrl.Result{RequeueAfter: 10 * time.Second}, nil
+		return nil
 	case err != nil && !apierrors.IsNotFound(err):
-		return ctrl.Result{}, fmt.Errorf("failed to get Work %s: %w", key, err)
+		return fmt.Errorf("failed to get Work %s: %w", key, err)
 	}
-	if controllerutil.RemoveFinalizer(b, placementv1beta1.WorkCleanupFinalizer) {
-		if err := r.Client.Update(ctx, b); err != nil {
-			return ctrl.Result{}, client.IgnoreNotFound(err)
-		}
+	patch := client.MergeFrom(b.DeepCopy())
+	controllerutil.RemoveFinalizer(b, placementv1beta1.WorkCleanupFinalizer)
+	if err := r.Client.Patch(ctx, b, patch, client.FieldOwner(pipeline.ManagerWorkGenerator)); err != nil {
+		return client.IgnoreNotFound(err)
 	}
-	if b.DeletionTimestamp.IsZero() && b.Spec.State == placementv1beta1.BindingStateUnscheduled {
-		if err := client.IgnoreNotFound(r.Client.Delete(ctx, b)); err != nil {
-			return ctrl.Result{}, fmt.Errorf("failed to delete unscheduled binding: %w", err)
-		}
-	}
-	return ctrl.Result{}, nil
+	return nil
 }
 
-// SetupWithManager registers the controller.
+// SetupWithManager registers the controller: binding changes other than status
+// (the generator's own writes and the rollout's condition wake nothing), the
+// status and deletion of the Works it made, and placement changes that alter
+// Works (delete strategy, scheduling groups), mapped to that placement's bindings.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("workgen").
-		For(&placementv1beta1.ClusterResourceBinding{}).
-		Watches(&placementv1beta1.Work{}, handler.EnqueueRequestForOwner(mgr.GetScheme(), mgr.GetRESTMapper(), &placementv1beta1.ClusterResourceBinding{}, handler.OnlyControllerOwner())).
-		Complete(conflict.RequeueOnConflict(r))
+		WithOptions(controller.Options{MaxConcurrentReconciles: max(r.Workers, 1)}).
+		For(&placementv1beta1.ClusterResourceBinding{}, builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, deletingOrFinalizersChanged()))).
+		Watches(&placementv1beta1.Work{}, handler.EnqueueRequestForOwner(mgr.GetScheme(), mgr.GetRESTMapper(), &placementv1beta1.ClusterResourceBinding{}, handler.OnlyControllerOwner()),
+			builder.WithPredicates(workChanged())).
+		Watches(&placementv1beta1.ClusterResourcePlacement{}, handler.EnqueueRequestsFromMapFunc(r.bindingsOf),
+			builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
+		Complete(r)
+}
+
+// bindingsOf maps a placement to its bindings.
+func (r *Reconciler) bindingsOf(ctx context.Context, o client.Object) []reconcile.Request {
+	bs, err := pipeline.ListBindings(ctx, r.Client, o.GetName())
+	if err != nil {
+		return nil
+	}
+	out := make([]reconcile.Request, 0, len(bs))
+	for _, b := range bs {
+		out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Name: b.Name}})
+	}
+	return out
+}
+
+func deletingOrFinalizersChanged() predicate.Predicate {
+	return predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
+		return !e.ObjectNew.GetDeletionTimestamp().IsZero() || len(e.ObjectOld.GetFinalizers()) != len(e.ObjectNew.GetFinalizers())
+	}}
+}
+
+// workChanged passes Work events the binding reports: status, generation and
+// deletion (not the Work's own metadata churn).
+func workChanged() predicate.Predicate {
+	return predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
+		o, ok1 := e.ObjectOld.(*placementv1beta1.Work)
+		n, ok2 := e.ObjectNew.(*placementv1beta1.Work)
+		if !ok1 || !ok2 {
+			return true
+		}
+		return o.Generation != n.Generation || !n.DeletionTimestamp.IsZero() || !equality.Semantic.DeepEqual(o.Status, n.Status)
+	}}
 }

@@ -489,6 +489,32 @@ func TestPlacementValidation(t *testing.T) {
 			wantRefusal: "must be a non-negative integer or a percentage from 0% to 100%",
 		},
 		{
+			name: "a rolling update with maxUnavailable and maxSurge both 0 is refused",
+			spec: func() placementv1beta1.PlacementSpec {
+				s := spec(nil)
+				s.Strategy.RollingUpdate = &placementv1beta1.RollingUpdateConfig{MaxUnavailable: ptr.To(intstr.FromInt32(0)), MaxSurge: ptr.To(intstr.FromString("0%"))}
+				return s
+			}(),
+			wantRefusal: "maxUnavailable and maxSurge cannot both be 0: no cluster could ever be updated, added or removed",
+		},
+		{
+			name: "a rolling update with maxUnavailable 0% is refused, since nothing could be updated in place",
+			spec: func() placementv1beta1.PlacementSpec {
+				s := spec(nil)
+				s.Strategy.RollingUpdate = &placementv1beta1.RollingUpdateConfig{MaxUnavailable: ptr.To(intstr.FromString("0%")), MaxSurge: ptr.To(intstr.FromInt32(1))}
+				return s
+			}(),
+			wantRefusal: "maxUnavailable 0 lets no cluster be updated in place",
+		},
+		{
+			name: "a rolling update one cluster at a time without surge is accepted",
+			spec: func() placementv1beta1.PlacementSpec {
+				s := spec(nil)
+				s.Strategy.RollingUpdate = &placementv1beta1.RollingUpdateConfig{MaxUnavailable: ptr.To(intstr.FromInt32(1)), MaxSurge: ptr.To(intstr.FromInt32(0))}
+				return s
+			}(),
+		},
+		{
 			name: "a server-side apply config with client-side apply is refused",
 			spec: func() placementv1beta1.PlacementSpec {
 				s := spec(nil)

@@ -58,7 +58,14 @@ type RolloutStrategy struct {
 	DeleteStrategy *DeleteStrategy `json:"deleteStrategy,omitempty"`
 }
 
-// RollingUpdateConfig configures a rolling update.
+// RollingUpdateConfig configures a rolling update: KubeFleet's semantics. Bindings
+// move to a new resource snapshot in waves; at least (target - maxUnavailable)
+// clusters stay available and at most (target + maxSurge) hold resources, where a
+// cluster is unavailable from the moment it is updated until its resources are
+// Available there.
+//
+// +kubebuilder:validation:XValidation:rule="!(has(self.maxUnavailable) && has(self.maxSurge) && (type(self.maxUnavailable) == int ? self.maxUnavailable == 0 : self.maxUnavailable == '0%') && (type(self.maxSurge) == int ? self.maxSurge == 0 : self.maxSurge == '0%'))",message="maxUnavailable and maxSurge cannot both be 0: no cluster could ever be updated, added or removed"
+// +kubebuilder:validation:XValidation:rule="!has(self.maxUnavailable) || (has(self.maxSurge) && (type(self.maxSurge) == int ? self.maxSurge == 0 : self.maxSurge == '0%')) || (type(self.maxUnavailable) == int ? self.maxUnavailable != 0 : self.maxUnavailable != '0%')",message="maxUnavailable 0 lets no cluster be updated in place (maxSurge only adds clusters): set maxUnavailable to at least 1"
 type RollingUpdateConfig struct {
 	// MaxUnavailable is how many of the target clusters may be unavailable during the
 	// update: an absolute number or a percentage of the target number of clusters

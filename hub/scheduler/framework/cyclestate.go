@@ -25,6 +25,7 @@ import (
 
 	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+	"github.com/flotilla-io/flotilla/hub/pipeline"
 )
 
 // StateKey names a plugin's entry in the CycleState; by convention the plugin's name.
@@ -98,20 +99,11 @@ func NewCycleState(in *CycleInput) *CycleState {
 func activeBindingTargets(bindings []placementv1beta1.ClusterResourceBinding) map[string]bool {
 	out := make(map[string]bool, len(bindings))
 	for i := range bindings {
-		if isActive(&bindings[i]) {
+		if pipeline.IsActive(&bindings[i]) {
 			out[bindings[i].Spec.TargetCluster] = false
 		}
 	}
 	return out
-}
-
-// isActive reports whether a binding holds the placement on its cluster: Scheduled
-// or Bound, and not being deleted.
-func isActive(b *placementv1beta1.ClusterResourceBinding) bool {
-	if b.DeletionTimestamp != nil {
-		return false
-	}
-	return b.Spec.State == placementv1beta1.BindingStateScheduled || b.Spec.State == placementv1beta1.BindingStateBound
 }
 
 // Clusters returns every input cluster, in input order (Index order), including

@@ -37,7 +37,8 @@ func binding(cluster string, state placementv1beta1.BindingState) placementv1bet
 
 func TestCycleStateMarksBoundClusters(t *testing.T) {
 	deleting := binding("d", placementv1beta1.BindingStateBound)
-	deleting.DeletionTimestamp = &metav1.Time{}
+	now := metav1.Now()
+	deleting.DeletionTimestamp = &now
 	in := &CycleInput{
 		Clusters: []clusterv1beta1.MemberCluster{mc("a", nil), mc("b", nil), mc("c", nil), mc("d", nil), mc("e", nil)},
 		Bindings: []placementv1beta1.ClusterResourceBinding{

@@ -19,6 +19,7 @@ package tainttoleration
 import (
 	"context"
 	"strings"
+	"time"
 
 	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
@@ -36,8 +37,11 @@ func (p *Plugin) PreFilter(_ context.Context, _ *framework.CycleState, _ *placem
 }
 
 // Filter rejects (ClusterUnschedulable) a cluster with a taint that none of the
-// policy's tolerations tolerates, naming every such taint.
-func (p *Plugin) Filter(_ context.Context, _ *framework.CycleState, policy *placementv1beta1.PlacementPolicy, cluster *framework.ClusterInfo) *framework.Status {
+// policy's tolerations tolerates, naming every such taint. A cluster the
+// placement is not on yet is also rejected for a NoExecute taint whose
+// tolerations all have a tolerationSeconds that has run out since the taint was
+// added (it would be evicted from there at once).
+func (p *Plugin) Filter(_ context.Context, state *framework.CycleState, policy *placementv1beta1.PlacementPolicy, cluster *framework.ClusterInfo) *framework.Status {
 	var tolerations []placementv1beta1.Toleration
 	if policy != nil {
 		tolerations = policy.Tolerations
@@ -46,12 +50,15 @@ func (p *Plugin) Filter(_ context.Context, _ *framework.CycleState, policy *plac
 	for i := range cluster.Cluster.Spec.Taints {
 		taint := &cluster.Cluster.Spec.Taints[i]
 		if tolerated(taint, tolerations) {
+			if !cluster.Bound && taint.Effect == clusterv1beta1.TaintEffectNoExecute && toleranceExpired(taint, tolerations, state.Now()) {
+				reasons = append(reasons, "taint "+format(taint)+" is tolerated only for a time that has run out")
+			}
 			continue
 		}
 		reason := "taint " + format(taint) + " is not tolerated"
 		if cluster.Bound && taint.Effect == clusterv1beta1.TaintEffectNoExecute {
-			// Whether and when the placement leaves is the NoExecute eviction rule's call
-			// (hub/scheduler/noexecute.go), which knows the time and the placement type.
+			// Whether and when the placement leaves is the failover controller's call
+			// (hub/failover), which knows the time and the placement type.
 			reason += " (the placement stays until its toleration runs out)"
 		}
 		reasons = append(reasons, reason)
@@ -60,6 +67,26 @@ func (p *Plugin) Filter(_ context.Context, _ *framework.CycleState, policy *plac
 		return nil
 	}
 	return framework.NewStatus(framework.ClusterUnschedulable, reasons...)
+}
+
+// toleranceExpired reports whether every toleration of the taint has a
+// tolerationSeconds, and the longest has passed since the taint was added.
+func toleranceExpired(taint *clusterv1beta1.Taint, tolerations []placementv1beta1.Toleration, now time.Time) bool {
+	if taint.TimeAdded == nil {
+		return false
+	}
+	var longest int64 = -1
+	for i := range tolerations {
+		tol := &tolerations[i]
+		if !Tolerates(tol, taint) {
+			continue
+		}
+		if tol.TolerationSeconds == nil {
+			return false
+		}
+		longest = max(longest, *tol.TolerationSeconds)
+	}
+	return longest >= 0 && !now.Before(taint.TimeAdded.Add(time.Duration(longest)*time.Second))
 }
 
 // tolerated reports whether any of the tolerations tolerates the taint.

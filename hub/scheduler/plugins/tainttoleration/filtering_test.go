@@ -18,8 +18,10 @@ package tainttoleration
 
 import (
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
@@ -50,6 +52,17 @@ func equal(key, value string, effect clusterv1beta1.TaintEffect) placementv1beta
 
 func exists(key string, effect clusterv1beta1.TaintEffect) placementv1beta1.Toleration {
 	return placementv1beta1.Toleration{Key: key, Operator: placementv1beta1.TolerationOpExists, Effect: effect}
+}
+
+func taintAddedAgo(key string, effect clusterv1beta1.TaintEffect, ago time.Duration) clusterv1beta1.Taint {
+	t := ft.Taint(key, "", effect)
+	t.TimeAdded = &metav1.Time{Time: ft.Now.Add(-ago)}
+	return t
+}
+
+func forSeconds(tol placementv1beta1.Toleration, s int64) placementv1beta1.Toleration {
+	tol.TolerationSeconds = &s
+	return tol
 }
 
 func TestFilter(t *testing.T) {
@@ -140,6 +153,23 @@ func TestFilter(t *testing.T) {
 			cluster: clusterWithTaints(taint("k", "v", noExecute)),
 			bound:   true,
 			want:    []string{"taint k=v:NoExecute is not tolerated (the placement stays until its toleration runs out)"},
+		},
+		{
+			name:    "a NoExecute taint tolerated for a time that has run out keeps a new placement off",
+			cluster: clusterWithTaints(taintAddedAgo("k", noExecute, time.Hour)),
+			policy:  policyTolerating(forSeconds(exists("k", noExecute), 60)),
+			want:    []string{"taint k:NoExecute is tolerated only for a time that has run out"},
+		},
+		{
+			name:    "a NoExecute taint tolerated for a time that has run out is the failover's call where the placement is",
+			cluster: clusterWithTaints(taintAddedAgo("k", noExecute, time.Hour)),
+			bound:   true,
+			policy:  policyTolerating(forSeconds(exists("k", noExecute), 60)),
+		},
+		{
+			name:    "a NoExecute taint tolerated for longer than it exists lets a new placement in",
+			cluster: clusterWithTaints(taintAddedAgo("k", noExecute, time.Second)),
+			policy:  policyTolerating(forSeconds(exists("k", noExecute), 60)),
 		},
 	}
 	for _, tt := range tests {

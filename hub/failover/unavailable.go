@@ -1,4 +1,4 @@
-package scheduler
+package failover
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 
 	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+	"github.com/flotilla-io/flotilla/hub/pipeline"
 	"github.com/flotilla-io/flotilla/pkg/conditions"
 )
 
@@ -28,7 +29,8 @@ func UnavailableEvictions(policy *placementv1beta1.PlacementPolicy, clusters []c
 	}
 	out := map[string]TaintEviction{}
 	var recheck time.Duration
-	for cluster, b := range activeClusters(bindings) {
+	for _, b := range pipeline.ActiveBindings(bindings) {
+		cluster := b.Spec.TargetCluster
 		if !fine[cluster] {
 			continue
 		}

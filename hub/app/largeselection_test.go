@@ -1,0 +1,79 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
+	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+	"github.com/flotilla-io/flotilla/pkg/testenv"
+)
+
+// A selection larger than one object holds is split across several resource
+// snapshots of one index, and the member's Work carries all of it.
+func TestLargeSelectionIsSplitAcrossSnapshotsOfOneIndex(t *testing.T) {
+	ctx := context.Background()
+	c := env.Client
+	readyMember(t, c, "large-1", map[string]string{"size": "large"})
+	startHub(t)
+	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "large"}}); err != nil {
+		t.Fatal(err)
+	}
+	// Three ConfigMaps of 350 kB: about 1.05 MB together, over the 1 MB a snapshot holds.
+	for i := range 3 {
+		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "large", Name: fmt.Sprintf("blob-%d", i)},
+			Data: map[string]string{"blob": strings.Repeat(fmt.Sprint(i), 350_000)}}
+		if err := c.Create(ctx, cm); err != nil {
+			t.Fatal(err)
+		}
+	}
+	crp := &placementv1beta1.ClusterResourcePlacement{
+		ObjectMeta: metav1.ObjectMeta{Name: "large"},
+		Spec: placementv1beta1.PlacementSpec{
+			ResourceSelectors: []placementv1beta1.ResourceSelector{{Version: "v1", Kind: "Namespace", Name: "large"}},
+			Policy:            &placementv1beta1.PlacementPolicy{PlacementType: placementv1beta1.PickFixed, ClusterNames: []string{"large-1"}},
+		},
+	}
+	if err := c.Create(ctx, crp); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, 30*time.Second, func() error {
+		list := &placementv1beta1.ClusterResourceSnapshotList{}
+		if err := c.List(ctx, list, client.MatchingLabels{placementv1beta1.LabelPlacementName: "large", placementv1beta1.LabelResourceIndex: "0"}); err != nil {
+			return err
+		}
+		if len(list.Items) != 2 {
+			return fmt.Errorf("%d snapshots of index 0, want 2", len(list.Items))
+		}
+		for _, s := range list.Items {
+			_, sub := s.Annotations[placementv1beta1.AnnotationSubindexOfResourceSnapshot]
+			switch {
+			case s.Name == "large-0-snapshot" && (sub || s.Annotations[placementv1beta1.AnnotationNumberOfResourceSnapshots] != "2"):
+				return fmt.Errorf("master %s has annotations %v", s.Name, s.Annotations)
+			case s.Name == "large-0-1" && s.Annotations[placementv1beta1.AnnotationSubindexOfResourceSnapshot] != "1":
+				return fmt.Errorf("part %s has annotations %v", s.Name, s.Annotations)
+			case s.Name != "large-0-snapshot" && s.Name != "large-0-1":
+				return fmt.Errorf("unexpected snapshot %s", s.Name)
+			}
+		}
+		return nil
+	})
+	testenv.Eventually(t, 30*time.Second, func() error {
+		work := &placementv1beta1.Work{}
+		if err := c.Get(ctx, types.NamespacedName{Namespace: clusterv1beta1.MemberNamespace("large-1"), Name: "large-work"}, work); err != nil {
+			return err
+		}
+		if n := len(work.Spec.Workload.Manifests); n != 4 {
+			return fmt.Errorf("work has %d manifests, want the namespace and 3 ConfigMaps", n)
+		}
+		return nil
+	})
+}

@@ -1,0 +1,113 @@
+package enqueue
+
+import (
+	"k8s.io/apimachinery/pkg/api/equality"
+
+	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
+	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+	"github.com/flotilla-io/flotilla/pkg/conditions"
+)
+
+// healthConditions are the MemberCluster conditions scheduling and failover read.
+var healthConditions = []string{clusterv1beta1.ConditionJoined, clusterv1beta1.ConditionAgentConnected, clusterv1beta1.ConditionHealthy}
+
+// TaintsChanged reports whether a MemberCluster update changed its taints.
+func TaintsChanged(o, n *clusterv1beta1.MemberCluster) bool {
+	return !equality.Semantic.DeepEqual(o.Spec.Taints, n.Spec.Taints)
+}
+
+// HealthChanged reports whether a MemberCluster update changed the status of its
+// Joined, AgentConnected or Healthy condition, or started its deletion.
+func HealthChanged(o, n *clusterv1beta1.MemberCluster) bool {
+	if o.DeletionTimestamp.IsZero() != n.DeletionTimestamp.IsZero() {
+		return true
+	}
+	for _, t := range healthConditions {
+		oc, nc := conditions.Get(o.Status.Conditions, t), conditions.Get(n.Status.Conditions, t)
+		if (oc == nil) != (nc == nil) || (oc != nil && oc.Status != nc.Status) {
+			return true
+		}
+	}
+	return false
+}
+
+// ClusterChange is what a MemberCluster update changed of what placements select on.
+type ClusterChange struct {
+	// Placement is true when the change may matter to any placement: labels,
+	// taints, strictMatchLabels, health conditions or deletion.
+	Placement bool
+	// Properties are the names of the properties whose values changed (reported
+	// properties and those derived from resource usage); only placements that
+	// select or sort on one of them care.
+	Properties []string
+}
+
+// IsZero reports a change no placement cares about (a heartbeat refresh).
+func (c ClusterChange) IsZero() bool { return !c.Placement && len(c.Properties) == 0 }
+
+// DiffCluster classifies a MemberCluster update for the scheduler.
+func DiffCluster(o, n *clusterv1beta1.MemberCluster) ClusterChange {
+	if !equality.Semantic.DeepEqual(o.Labels, n.Labels) || TaintsChanged(o, n) || o.Spec.StrictMatchLabels != n.Spec.StrictMatchLabels || HealthChanged(o, n) {
+		return ClusterChange{Placement: true}
+	}
+	var props []string
+	for name, p := range n.Status.Properties {
+		if op, ok := o.Status.Properties[name]; !ok || op.Value != p.Value {
+			props = append(props, name)
+		}
+	}
+	for name := range o.Status.Properties {
+		if _, ok := n.Status.Properties[name]; !ok {
+			props = append(props, name)
+		}
+	}
+	ou, nu := &o.Status.ResourceUsage, &n.Status.ResourceUsage
+	if !equality.Semantic.DeepEqual(ou.Capacity, nu.Capacity) {
+		props = append(props, clusterv1beta1.PropertyTotalCPU, clusterv1beta1.PropertyTotalMemory)
+	}
+	if !equality.Semantic.DeepEqual(ou.Allocatable, nu.Allocatable) {
+		props = append(props, clusterv1beta1.PropertyAllocatableCPU, clusterv1beta1.PropertyAllocatableMemory)
+	}
+	if !equality.Semantic.DeepEqual(ou.Available, nu.Available) {
+		props = append(props, clusterv1beta1.PropertyAvailableCPU, clusterv1beta1.PropertyAvailableMemory)
+	}
+	return ClusterChange{Properties: props}
+}
+
+// UsesProperty reports whether a placement's policy selects or sorts clusters by
+// any of the named properties.
+func UsesProperty(policy *placementv1beta1.PlacementPolicy, names []string) bool {
+	if policy == nil || policy.Affinity == nil || policy.Affinity.ClusterAffinity == nil || len(names) == 0 {
+		return false
+	}
+	want := map[string]bool{}
+	for _, n := range names {
+		want[n] = true
+	}
+	ca := policy.Affinity.ClusterAffinity
+	if req := ca.RequiredDuringSchedulingIgnoredDuringExecution; req != nil {
+		for _, t := range req.ClusterSelectorTerms {
+			if t.PropertySelector == nil {
+				continue
+			}
+			for _, e := range t.PropertySelector.MatchExpressions {
+				if want[e.Name] {
+					return true
+				}
+			}
+		}
+	}
+	for _, p := range ca.PreferredDuringSchedulingIgnoredDuringExecution {
+		if ps := p.Preference.PropertySelector; ps != nil {
+			for _, e := range ps.MatchExpressions {
+				if want[e.Name] {
+					return true
+				}
+			}
+		}
+		if s := p.Preference.PropertySorter; s != nil && want[s.Name] {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,290 @@
+package failover
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"golang.org/x/time/rate"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/client-go/util/workqueue"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
+	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+	"github.com/flotilla-io/flotilla/hub/enqueue"
+	"github.com/flotilla-io/flotilla/hub/eviction"
+	"github.com/flotilla-io/flotilla/hub/pipeline"
+	"github.com/flotilla-io/flotilla/pkg/conditions"
+)
+
+// Reconciler requests taint and availability evictions on bindings.
+type Reconciler struct {
+	Client   client.Client
+	Recorder events.EventRecorder
+	// DefaultTolerationSeconds is how long a placement stays on a cluster with a
+	// NoExecute taint it does not tolerate; 0 evicts at once (the hub's flag
+	// --default-toleration defaults to 60s).
+	DefaultTolerationSeconds int64
+	// Limiter paces new eviction requests across the fleet. Default: 1 per
+	// second, burst 10.
+	Limiter *rate.Limiter
+	// PartitionThreshold pauses new requests while more than this fraction of
+	// the clusters is unreachable. Default: 0.55.
+	PartitionThreshold float64
+	// Workers is how many placements are handled at once. Default: 1.
+	Workers int
+	// Now is the clock. Default: time.Now.
+	Now func() time.Time
+	// IsOurs reports whether the built-in scheduler schedules the placement
+	// (others are left to their own scheduler). Default: every placement.
+	IsOurs func(*placementv1beta1.ClusterResourcePlacement) bool
+}
+
+var failoverSeconds = prometheus.NewHistogram(prometheus.HistogramOpts{
+	Name:    "flotilla_failover_seconds",
+	Help:    "Time from a cluster's NoExecute taint (or its resources turning unavailable) to the evicted placement being available elsewhere.",
+	Buckets: prometheus.ExponentialBuckets(1, 2, 12),
+})
+
+func init() { metrics.Registry.MustRegister(failoverSeconds) }
+
+// ObserveFailover records one finished failover of the given length; the
+// scheduler calls it when it lets an evicted binding go because its
+// replacement is available.
+func ObserveFailover(d time.Duration) { failoverSeconds.Observe(d.Seconds()) }
+
+// Requested returns the EvictionRequested condition of a binding if it is True.
+func Requested(b *placementv1beta1.ClusterResourceBinding) *metav1.Condition {
+	c := conditions.Get(b.Status.Conditions, placementv1beta1.ConditionEvictionRequested)
+	if c == nil || c.Status != metav1.ConditionTrue {
+		return nil
+	}
+	return c
+}
+
+// Kept returns why a binding stays despite an untolerated NoExecute taint, or "".
+func Kept(b *placementv1beta1.ClusterResourceBinding) string {
+	c := conditions.Get(b.Status.Conditions, placementv1beta1.ConditionEvictionRequested)
+	if c == nil || c.Status != metav1.ConditionFalse {
+		return ""
+	}
+	return c.Message
+}
+
+// Reconcile decides the evictions of one placement.
+func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (ctrl.Result, error) {
+	crp := &placementv1beta1.ClusterResourcePlacement{}
+	if err := r.Client.Get(ctx, req.NamespacedName, crp); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !crp.DeletionTimestamp.IsZero() || (r.IsOurs != nil && !r.IsOurs(crp)) {
+		return ctrl.Result{}, nil
+	}
+	all, err := pipeline.ListBindings(ctx, r.Client, crp.Name)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	active := pipeline.ActiveBindings(all)
+	if len(active) == 0 {
+		return ctrl.Result{}, nil
+	}
+	now := r.now()
+	var clusters []clusterv1beta1.MemberCluster
+	bound := map[string]bool{}
+	values := make([]placementv1beta1.ClusterResourceBinding, 0, len(active))
+	for _, b := range active {
+		values = append(values, *b)
+		bound[b.Spec.TargetCluster] = true
+		mc := &clusterv1beta1.MemberCluster{}
+		if err := r.Client.Get(ctx, types.NamespacedName{Name: b.Spec.TargetCluster}, mc); err != nil {
+			if apierrors.IsNotFound(err) {
+				continue
+			}
+			return ctrl.Result{}, fmt.Errorf("failed to get member cluster %s: %w", b.Spec.TargetCluster, err)
+		}
+		clusters = append(clusters, *mc)
+	}
+	d := NoExecuteEvictions(crp.Spec.Policy, clusters, bound, now, r.DefaultTolerationSeconds)
+	recheck := d.RecheckAfter
+	unavailable, rc := UnavailableEvictions(crp.Spec.Policy, clusters, values, now)
+	recheck = minPositive(recheck, rc)
+	for c, ev := range unavailable {
+		if _, ok := d.Evict[c]; !ok {
+			d.Evict[c] = ev
+		}
+	}
+	sort.Slice(active, func(i, j int) bool { return active[i].Spec.TargetCluster < active[j].Spec.TargetCluster })
+	var partition *string
+	for _, b := range active {
+		cluster := b.Spec.TargetCluster
+		own := pipeline.OwnConditions(b.Status.Conditions, placementv1beta1.ConditionEvictionRequested)
+		ev, evict := d.Evict[cluster]
+		switch {
+		case evict && Requested(b) != nil:
+			// Requested already: keep it as it is.
+		case evict:
+			if partition == nil {
+				why, err := r.partitioned(ctx)
+				if err != nil {
+					return ctrl.Result{}, err
+				}
+				partition = &why
+			}
+			if *partition != "" {
+				log.FromContext(ctx).Info("not evicting", "cluster", cluster, "reason", *partition)
+				conditions.Set(&own, placementv1beta1.ConditionEvictionRequested, metav1.ConditionFalse, placementv1beta1.ReasonKeptDespiteTaint, *partition, b.Generation)
+				// The clusters coming back do not wake this placement: look again.
+				recheck = minPositive(recheck, 10*time.Second)
+				break
+			}
+			if !r.limiter().Allow() {
+				recheck = minPositive(recheck, time.Second)
+				continue
+			}
+			reason := placementv1beta1.ReasonTaintNotTolerated
+			if ev.Cause == "unavailable" {
+				reason = placementv1beta1.ReasonUnavailableTooLong
+			}
+			conditions.Set(&own, placementv1beta1.ConditionEvictionRequested, metav1.ConditionTrue, reason, ev.Reason, b.Generation)
+			cause := ev.Cause
+			if cause == "" {
+				cause = "taint"
+			}
+			eviction.CountEviction(cause)
+			r.event(crp, corev1.EventTypeWarning, placementv1beta1.ReasonEvicting, "evicting from %s: %s", cluster, ev.Reason)
+		case d.Kept[cluster] != "":
+			conditions.Set(&own, placementv1beta1.ConditionEvictionRequested, metav1.ConditionFalse, placementv1beta1.ReasonKeptDespiteTaint, d.Kept[cluster], b.Generation)
+		default:
+			own = nil
+		}
+		if err := pipeline.ApplyBindingStatus(ctx, r.Client, b, pipeline.ManagerFailover, []string{placementv1beta1.ConditionEvictionRequested}, pipeline.BindingStatus{Conditions: own}); err != nil {
+			return ctrl.Result{}, err
+		}
+	}
+	return ctrl.Result{RequeueAfter: recheck}, nil
+}
+
+// partitioned says why evictions are paused ("" when they are not): so many
+// clusters are unreachable at once that the hub, not the clusters, is the
+// likely failure.
+func (r *Reconciler) partitioned(ctx context.Context) (string, error) {
+	list := &clusterv1beta1.MemberClusterList{}
+	if err := r.Client.List(ctx, list); err != nil {
+		return "", fmt.Errorf("failed to list member clusters: %w", err)
+	}
+	if len(list.Items) < 3 {
+		return "", nil
+	}
+	down := 0
+	for i := range list.Items {
+		if conditions.IsFalse(list.Items[i].Status.Conditions, clusterv1beta1.ConditionAgentConnected) {
+			down++
+		}
+	}
+	threshold := r.PartitionThreshold
+	if threshold == 0 {
+		threshold = 0.55
+	}
+	if float64(down) > threshold*float64(len(list.Items)) {
+		return fmt.Sprintf("%d of %d clusters are unreachable: taint evictions are paused until most return", down, len(list.Items)), nil
+	}
+	return "", nil
+}
+
+func (r *Reconciler) limiter() *rate.Limiter {
+	if r.Limiter == nil {
+		r.Limiter = rate.NewLimiter(rate.Limit(1), 10)
+	}
+	return r.Limiter
+}
+
+func (r *Reconciler) now() time.Time {
+	if r.Now != nil {
+		return r.Now()
+	}
+	return time.Now()
+}
+
+func (r *Reconciler) event(crp *placementv1beta1.ClusterResourcePlacement, eventType, reason, format string, args ...any) {
+	if r.Recorder != nil {
+		r.Recorder.Eventf(crp, nil, eventType, reason, "Evict", format, args...)
+	}
+}
+
+// minPositive is the shorter of two waits, where zero means no wait at all.
+func minPositive(a, b time.Duration) time.Duration {
+	switch {
+	case a <= 0:
+		return b
+	case b <= 0:
+		return a
+	}
+	return min(a, b)
+}
+
+// SetupWithManager registers the controller: placements whose spec changed,
+// binding changes of state or availability, and member-cluster changes of
+// taints or connection/health — the latter only for the placements on that
+// cluster (pipeline.IndexBindingCluster).
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("failover").
+		WithOptions(controller.Options{MaxConcurrentReconciles: max(r.Workers, 1)}).
+		For(&placementv1beta1.ClusterResourcePlacement{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		Watches(&placementv1beta1.ClusterResourceBinding{}, enqueue.ByPlacementLabel(), builder.WithPredicates(bindingChanged())).
+		Watches(&clusterv1beta1.MemberCluster{}, r.clusterHandler()).
+		Complete(r)
+}
+
+func bindingChanged() predicate.Predicate {
+	return predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
+		o, ok1 := e.ObjectOld.(*placementv1beta1.ClusterResourceBinding)
+		n, ok2 := e.ObjectNew.(*placementv1beta1.ClusterResourceBinding)
+		if !ok1 || !ok2 {
+			return true
+		}
+		return o.Spec.State != n.Spec.State || !o.DeletionTimestamp.Equal(n.DeletionTimestamp) ||
+			pipeline.ConditionChanged(o.Status.Conditions, n.Status.Conditions, placementv1beta1.ConditionAvailable)
+	}}
+}
+
+// clusterHandler wakes the placements on a cluster whose taints or
+// connection/health changed; heartbeat refreshes wake nothing.
+func (r *Reconciler) clusterHandler() handler.EventHandler {
+	enqueueOn := func(ctx context.Context, cluster string, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+		for _, req := range enqueue.PlacementsOnCluster(ctx, r.Client, cluster) {
+			q.Add(req)
+		}
+	}
+	return handler.Funcs{
+		UpdateFunc: func(ctx context.Context, e event.UpdateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			o, ok1 := e.ObjectOld.(*clusterv1beta1.MemberCluster)
+			n, ok2 := e.ObjectNew.(*clusterv1beta1.MemberCluster)
+			if !ok1 || !ok2 {
+				return
+			}
+			if enqueue.TaintsChanged(o, n) || enqueue.HealthChanged(o, n) {
+				enqueueOn(ctx, n.Name, q)
+			}
+		},
+		DeleteFunc: func(ctx context.Context, e event.DeleteEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			enqueueOn(ctx, e.Object.GetName(), q)
+		},
+	}
+}

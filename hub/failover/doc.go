@@ -1,0 +1,26 @@
+// Package failover decides when a placement must leave a cluster on its own
+// account: a NoExecute taint it does not tolerate (the hub's unreachable and
+// not-ready taints, or a user's drain) once its toleration runs out, or — opted
+// in with policy.unavailableEvictionSeconds — resources that stay unavailable on
+// a healthy cluster. It is a small controller of its own, outside the scheduling
+// cycle.
+//
+// Contract (see docs/pipeline.md):
+//
+//   - Input: the placement's policy (type, tolerations, unavailableEvictionSeconds),
+//     its active bindings (their Available condition), and the taints and
+//     AgentConnected/Healthy conditions of the clusters they are on.
+//   - Output: only the EvictionRequested condition of each active binding, written
+//     with server-side apply as field manager flotilla-failover. True (reason
+//     TaintNotTolerated or UnavailableTooLong) asks the scheduler to take the
+//     placement off the cluster; False (KeptDespiteTaint) records why it stays;
+//     absent means neither. It writes nothing else, and never deletes or
+//     unschedules a binding itself.
+//   - Pacing: new requests are rate limited across the fleet (--eviction-rate,
+//     --eviction-burst) and paused while more than PartitionThreshold of the
+//     clusters are unreachable (the hub is then the likely casualty). A request
+//     already made costs nothing again.
+//   - The scheduler honours True by excluding the cluster from the cycle; it keeps
+//     the binding until the replacement is available or --eviction-graceful-timeout
+//     passes, then unschedules it, and the rollout removes it.
+package failover

@@ -1,0 +1,213 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+)
+
+// Field managers of the hub's controllers: each writes only the fields listed
+// for it in docs/pipeline.md, under its own name.
+const (
+	ManagerPlacement     = "flotilla-placement"
+	ManagerScheduler     = "flotilla-scheduler"
+	ManagerFailover      = "flotilla-failover"
+	ManagerRollout       = "flotilla-rollout"
+	ManagerWorkGenerator = "flotilla-workgen"
+	ManagerUpdateRun     = "flotilla-updaterun"
+)
+
+// IsActive reports whether a binding (of either kind) holds its placement on
+// its cluster: in state Scheduled or Bound, and not being deleted.
+func IsActive(b placementv1beta1.BindingObj) bool {
+	if b.GetDeletionTimestamp() != nil && !b.GetDeletionTimestamp().IsZero() {
+		return false
+	}
+	state := b.GetBindingSpec().State
+	return state == placementv1beta1.BindingStateScheduled || state == placementv1beta1.BindingStateBound
+}
+
+// ActiveBindings returns the active bindings among bs (pointers into bs), sorted
+// by target cluster.
+func ActiveBindings(bs []placementv1beta1.ClusterResourceBinding) []*placementv1beta1.ClusterResourceBinding {
+	out := make([]*placementv1beta1.ClusterResourceBinding, 0, len(bs))
+	for i := range bs {
+		if IsActive(&bs[i]) {
+			out = append(out, &bs[i])
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Spec.TargetCluster < out[j].Spec.TargetCluster })
+	return out
+}
+
+// ListBindings lists a ClusterResourcePlacement's bindings, in every state.
+func ListBindings(ctx context.Context, r client.Reader, placement string) ([]placementv1beta1.ClusterResourceBinding, error) {
+	list := &placementv1beta1.ClusterResourceBindingList{}
+	if err := r.List(ctx, list, client.MatchingLabels{placementv1beta1.LabelPlacementName: placement}); err != nil {
+		return nil, fmt.Errorf("failed to list the bindings of %s: %w", placement, err)
+	}
+	return list.Items, nil
+}
+
+// OwnConditions returns copies of the conditions of the given types in existing:
+// the starting point of a controller that sets its own conditions (it keeps their
+// transition times) before ApplyBindingStatus.
+func OwnConditions(existing []metav1.Condition, types ...string) []metav1.Condition {
+	var out []metav1.Condition
+	for _, c := range existing {
+		for _, t := range types {
+			if c.Type == t {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
+
+// BindingStatus is the part of a binding's status one field manager owns. Nil
+// lists are left out of the apply, which releases them.
+type BindingStatus struct {
+	// Conditions are the manager's conditions, and only those.
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+	// FailedPlacements, for the work generator.
+	FailedPlacements []placementv1beta1.FailedResourcePlacement `json:"failedPlacements,omitempty"`
+	// DiffedPlacements, for the work generator.
+	DiffedPlacements []placementv1beta1.DiffedResourcePlacement `json:"diffedPlacements,omitempty"`
+	// OwnsPlacementLists says the manager owns FailedPlacements and
+	// DiffedPlacements (the work generator), so that they are compared too.
+	OwnsPlacementLists bool `json:"-"`
+}
+
+// ApplyBindingStatus writes want as manager's part of the binding's status with
+// server-side apply on the status subresource: the manager's conditions (the
+// conditions list is a map keyed by type) and nothing of any other manager's.
+// It writes nothing when the binding already shows exactly want for the
+// manager's condition types (listed in owned) and lists. On success b holds the
+// binding as the API server returned it.
+func ApplyBindingStatus(ctx context.Context, c client.Client, b *placementv1beta1.ClusterResourceBinding, manager string, owned []string, want BindingStatus) error {
+	if !bindingStatusDiffers(b, owned, want) {
+		return nil
+	}
+	body := map[string]any{
+		"apiVersion": placementv1beta1.GroupVersion.String(),
+		"kind":       "ClusterResourceBinding",
+		"metadata":   map[string]any{"name": b.Name},
+		"status":     want,
+	}
+	data, err := json.Marshal(body)
+	if err != nil {
+		return fmt.Errorf("failed to encode the status of binding %s: %w", b.Name, err)
+	}
+	if err := c.Status().Patch(ctx, b, client.RawPatch("application/apply-patch+yaml", data), client.FieldOwner(manager), client.ForceOwnership); err != nil {
+		return fmt.Errorf("failed to apply the %s status of binding %s: %w", manager, b.Name, err)
+	}
+	return nil
+}
+
+// bindingStatusDiffers reports whether applying want would change b.
+func bindingStatusDiffers(b *placementv1beta1.ClusterResourceBinding, owned []string, want BindingStatus) bool {
+	have := OwnConditions(b.Status.Conditions, owned...)
+	if len(have) != len(want.Conditions) {
+		return true
+	}
+	for _, w := range want.Conditions {
+		found := false
+		for _, h := range have {
+			if h.Type == w.Type {
+				found = true
+				if h.Status != w.Status || h.Reason != w.Reason || h.Message != w.Message || h.ObservedGeneration != w.ObservedGeneration {
+					return true
+				}
+			}
+		}
+		if !found {
+			return true
+		}
+	}
+	if want.OwnsPlacementLists {
+		if !equality.Semantic.DeepEqual(normalize(want.FailedPlacements), normalize(b.Status.FailedPlacements)) {
+			return true
+		}
+		if !equality.Semantic.DeepEqual(normalize(want.DiffedPlacements), normalize(b.Status.DiffedPlacements)) {
+			return true
+		}
+	}
+	return false
+}
+
+func normalize[T any](s []T) []T {
+	if len(s) == 0 {
+		return nil
+	}
+	return s
+}
+
+// ConditionChanged reports whether the condition of type t differs between two
+// lists in status, reason, message or observed generation (or exists in one only).
+func ConditionChanged(before, after []metav1.Condition, t string) bool {
+	var b, a *metav1.Condition
+	for i := range before {
+		if before[i].Type == t {
+			b = &before[i]
+		}
+	}
+	for i := range after {
+		if after[i].Type == t {
+			a = &after[i]
+		}
+	}
+	if a == nil || b == nil {
+		return a != b
+	}
+	return a.Status != b.Status || a.Reason != b.Reason || a.Message != b.Message || a.ObservedGeneration != b.ObservedGeneration
+}
+
+// SpecPatch changes fields of a binding's spec (by their JSON names; a nil
+// value removes the field). With a non-empty ifState the patch applies only
+// while spec.state is still ifState — the field the scheduler and the rollout
+// both write — and fails otherwise; the other fields each have one writer, so
+// no resourceVersion precondition is needed and status writes never conflict
+// with it.
+func SpecPatch(b *placementv1beta1.ClusterResourceBinding, ifState placementv1beta1.BindingState, set map[string]any) (client.Patch, error) {
+	type op = map[string]any
+	var ops []op
+	if ifState != "" {
+		ops = append(ops, op{"op": "test", "path": "/spec/state", "value": ifState})
+	}
+	current := map[string]any{}
+	raw, err := json.Marshal(b.Spec)
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(raw, &current); err != nil {
+		return nil, err
+	}
+	keys := make([]string, 0, len(set))
+	for k := range set {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		v := set[k]
+		_, present := current[k]
+		switch {
+		case v == nil && present:
+			ops = append(ops, op{"op": "remove", "path": "/spec/" + k})
+		case v != nil:
+			ops = append(ops, op{"op": "add", "path": "/spec/" + k, "value": v})
+		}
+	}
+	data, err := json.Marshal(ops)
+	if err != nil {
+		return nil, err
+	}
+	return client.RawPatch(types.JSONPatchType, data), nil
+}

@@ -1,0 +1,64 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+)
+
+// Cache indexes the pipeline's controllers look objects up by (with
+// client.MatchingFields on a manager's client), so that an event about one
+// cluster or placement reads only what concerns it.
+const (
+	// IndexBindingCluster indexes bindings by spec.targetCluster.
+	IndexBindingCluster = "flotilla.binding.targetCluster"
+	// IndexBindingPlacement indexes bindings by their placement-name label.
+	IndexBindingPlacement = "flotilla.binding.placement"
+	// IndexEvictionPlacement indexes ClusterResourcePlacementEvictions by
+	// spec.placementName.
+	IndexEvictionPlacement = "flotilla.eviction.placement"
+)
+
+var (
+	indexedMu sync.Mutex
+	indexed   = map[cache.Cache]bool{}
+)
+
+// SetupIndexes registers the indexes with the manager's cache, once per cache;
+// every controller that reads through them calls it from SetupWithManager.
+func SetupIndexes(mgr ctrl.Manager) error {
+	indexedMu.Lock()
+	defer indexedMu.Unlock()
+	c := mgr.GetCache()
+	if indexed[c] {
+		return nil
+	}
+	ctx := context.Background()
+	idx := mgr.GetFieldIndexer()
+	if err := idx.IndexField(ctx, &placementv1beta1.ClusterResourceBinding{}, IndexBindingCluster, func(o client.Object) []string {
+		return []string{o.(*placementv1beta1.ClusterResourceBinding).Spec.TargetCluster}
+	}); err != nil {
+		return fmt.Errorf("failed to index bindings by cluster: %w", err)
+	}
+	if err := idx.IndexField(ctx, &placementv1beta1.ClusterResourceBinding{}, IndexBindingPlacement, func(o client.Object) []string {
+		if p := o.GetLabels()[placementv1beta1.LabelPlacementName]; p != "" {
+			return []string{p}
+		}
+		return nil
+	}); err != nil {
+		return fmt.Errorf("failed to index bindings by placement: %w", err)
+	}
+	if err := idx.IndexField(ctx, &placementv1beta1.ClusterResourcePlacementEviction{}, IndexEvictionPlacement, func(o client.Object) []string {
+		return []string{o.(*placementv1beta1.ClusterResourcePlacementEviction).Spec.PlacementName}
+	}); err != nil {
+		return fmt.Errorf("failed to index evictions by placement: %w", err)
+	}
+	indexed[c] = true
+	return nil
+}

@@ -1,0 +1,34 @@
+package placement
+
+import (
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+	"github.com/flotilla-io/flotilla/pkg/conditions"
+)
+
+var availableSeconds = prometheus.NewHistogram(prometheus.HistogramOpts{
+	Name:    "flotilla_placement_available_seconds",
+	Help:    "Time from a placement's new resource or policy snapshot (its creation, a policy change, an edit of a selected object) to the placement being Available on all its clusters.",
+	Buckets: prometheus.ExponentialBuckets(0.125, 2, 12),
+})
+
+func init() { metrics.Registry.MustRegister(availableSeconds) }
+
+// changed notes that a placement got a new snapshot now.
+func (r *Reconciler) changed(placement string) { r.changedAt.Store(placement, time.Now()) }
+
+// observeAvailable observes flotilla_placement_available_seconds when a
+// placement turns Available after a change this process saw.
+func (r *Reconciler) observeAvailable(before, after *placementv1beta1.ClusterResourcePlacement) {
+	t := placementv1beta1.ConditionClusterResourcePlacementAvailable
+	if conditions.IsTrue(before.Status.Conditions, t) || !conditions.IsTrue(after.Status.Conditions, t) {
+		return
+	}
+	if at, ok := r.changedAt.LoadAndDelete(after.Name); ok {
+		availableSeconds.Observe(time.Since(at.(time.Time)).Seconds())
+	}
+}

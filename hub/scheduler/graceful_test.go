@@ -1,0 +1,60 @@
+package scheduler
+
+import (
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+	"github.com/flotilla-io/flotilla/hub/scheduler/framework"
+	"github.com/flotilla-io/flotilla/pkg/conditions"
+)
+
+func boundTo(cluster string, available bool) *placementv1beta1.ClusterResourceBinding {
+	b := &placementv1beta1.ClusterResourceBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "p-" + cluster, Generation: 1},
+		Spec:       placementv1beta1.ResourceBindingSpec{State: placementv1beta1.BindingStateBound, TargetCluster: cluster},
+	}
+	if available {
+		conditions.Set(&b.Status.Conditions, placementv1beta1.ConditionAvailable, metav1.ConditionTrue, "Available", "", 1)
+	}
+	return b
+}
+
+func evictionRequested(b *placementv1beta1.ClusterResourceBinding, at time.Time) *placementv1beta1.ClusterResourceBinding {
+	b.Status.Conditions = append(b.Status.Conditions, metav1.Condition{Type: placementv1beta1.ConditionEvictionRequested, Status: metav1.ConditionTrue,
+		Reason: placementv1beta1.ReasonTaintNotTolerated, Message: "taint", LastTransitionTime: metav1.NewTime(at)})
+	return b
+}
+
+func TestGracefulHoldsKeepAnEvictedBindingUntilItsReplacementIsAvailable(t *testing.T) {
+	now := time.Date(2026, 11, 22, 4, 0, 0, 0, time.UTC)
+	res := framework.CycleResult{Selected: []string{"m2"}, Unschedule: []string{"m1"}}
+	evicted := func() *placementv1beta1.ClusterResourceBinding {
+		return evictionRequested(boundTo("m1", true), now.Add(-time.Minute))
+	}
+	for _, tc := range []struct {
+		name         string
+		active       map[string]*placementv1beta1.ClusterResourceBinding
+		now          time.Time
+		wantHeld     bool
+		wantReleased bool
+	}{
+		{"kept while the replacement has no binding yet", map[string]*placementv1beta1.ClusterResourceBinding{"m1": evicted()}, now, true, false},
+		{"kept while the replacement is not available", map[string]*placementv1beta1.ClusterResourceBinding{"m1": evicted(), "m2": boundTo("m2", false)}, now, true, false},
+		{"released once the replacement is available", map[string]*placementv1beta1.ClusterResourceBinding{"m1": evicted(), "m2": boundTo("m2", true)}, now, false, true},
+		{"released after the graceful timeout", map[string]*placementv1beta1.ClusterResourceBinding{"m1": evicted(), "m2": boundTo("m2", false)}, now.Add(5 * time.Minute), false, false},
+		{"a cluster left for another reason is not held", map[string]*placementv1beta1.ClusterResourceBinding{"m1": boundTo("m1", true)}, now, false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			held, released, _ := gracefulHolds(tc.now, 5*time.Minute, tc.active, res)
+			if _, got := held["m1"]; got != tc.wantHeld {
+				t.Errorf("held = %v, want %v", held, tc.wantHeld)
+			}
+			if got := len(released) == 1; got != tc.wantReleased {
+				t.Errorf("released = %v, want %v", released, tc.wantReleased)
+			}
+		})
+	}
+}

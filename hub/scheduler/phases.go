@@ -1,0 +1,473 @@
+package scheduler
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+
+	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
+	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+	"github.com/flotilla-io/flotilla/hub/failover"
+	"github.com/flotilla-io/flotilla/hub/pipeline"
+	"github.com/flotilla-io/flotilla/hub/scheduler/framework"
+	"github.com/flotilla-io/flotilla/hub/schedulinggroup"
+	"github.com/flotilla-io/flotilla/pkg/conditions"
+)
+
+const scheduledManager = pipeline.ManagerScheduler
+
+func (r *Reconciler) loadPolicySnapshot(ctx context.Context, s *scope) error {
+	snap, err := pipeline.LatestPolicySnapshot(ctx, r.Client, s.placement.Name)
+	if err != nil {
+		return err
+	}
+	s.snapshot = snap
+	s.done = snap == nil
+	return nil
+}
+
+// checkSchedulerName leaves a placement of another scheduler to it, which writes
+// the bindings.
+func (r *Reconciler) checkSchedulerName(_ context.Context, s *scope) error {
+	if IsOurs(s.placement) {
+		return nil
+	}
+	s.scheduled = &framework.CycleResult{Status: metav1.ConditionUnknown, Reason: placementv1beta1.ReasonWaitingForExternalScheduler,
+		Message: fmt.Sprintf("schedulerName is %q: waiting for that scheduler to write bindings", s.placement.Spec.SchedulerName)}
+	s.done = true
+	return nil
+}
+
+// loadSelectors reads the Kratix dynamic selectors: one cycle runs for the
+// placement's resources and one per scheduling group with selectors of its own.
+func (r *Reconciler) loadSelectors(_ context.Context, s *scope) error {
+	dyn, err := schedulinggroup.Selectors(s.placement)
+	if err != nil {
+		s.scheduled = &framework.CycleResult{Status: metav1.ConditionFalse, Reason: placementv1beta1.ReasonScheduleFailed, Message: err.Error()}
+		s.done = true
+		return nil
+	}
+	s.dynamic = dyn
+	s.groups = append([]string{""}, schedulinggroup.OwnGroups(dyn)...)
+	return nil
+}
+
+// loadWorld reads, from the cache, the clusters, the placement's bindings, and —
+// only when the policy needs them — Locations and the other placements.
+func (r *Reconciler) loadWorld(ctx context.Context, s *scope) error {
+	clusters := &clusterv1beta1.MemberClusterList{}
+	if err := r.Client.List(ctx, clusters); err != nil {
+		return fmt.Errorf("failed to list member clusters: %w", err)
+	}
+	s.clusters = clusters.Items
+	s.recheck = minPositive(s.recheck, r.graceDeadline(s.clusters))
+	policy := s.snapshot.Spec.Policy
+	if policy != nil && len(policy.LocationSelectors) > 0 {
+		locations := &clusterv1beta1.LocationList{}
+		if err := r.Client.List(ctx, locations); err != nil {
+			return fmt.Errorf("failed to list locations: %w", err)
+		}
+		s.locations = locations.Items
+	}
+	own := &placementv1beta1.ClusterResourceBindingList{}
+	if err := r.Client.List(ctx, own, client.MatchingFields{pipeline.IndexBindingPlacement: s.placement.Name}); err != nil {
+		return fmt.Errorf("failed to list bindings: %w", err)
+	}
+	s.bindings = own.Items
+	if usesPlacementAffinity(policy) {
+		peers, err := r.loadPeers(ctx, s.placement.Name)
+		if err != nil {
+			return err
+		}
+		s.peers = peers
+	}
+	return nil
+}
+
+// graceDeadline is when the first disconnected cluster still within its grace
+// period stops being eligible (0: none).
+func (r *Reconciler) graceDeadline(clusters []clusterv1beta1.MemberCluster) time.Duration {
+	grace := framework.DefaultDisconnectedGracePeriod
+	if r.Framework != nil {
+		grace = r.Framework.Options().WithDefaults().DisconnectedGracePeriod
+	}
+	now := r.now()
+	var next time.Duration
+	for i := range clusters {
+		c := conditions.Get(clusters[i].Status.Conditions, clusterv1beta1.ConditionAgentConnected)
+		if c == nil || c.Status == metav1.ConditionTrue {
+			continue
+		}
+		if left := c.LastTransitionTime.Add(grace).Sub(now); left > 0 {
+			next = minPositive(next, left+time.Second)
+		}
+	}
+	return next
+}
+
+func usesPlacementAffinity(p *placementv1beta1.PlacementPolicy) bool {
+	return p != nil && p.Affinity != nil && (p.Affinity.PlacementAffinity != nil || p.Affinity.PlacementAntiAffinity != nil)
+}
+
+// loadPeers lists the other placements and the clusters they are on.
+func (r *Reconciler) loadPeers(ctx context.Context, self string) ([]framework.PlacementPeer, error) {
+	placements := &placementv1beta1.ClusterResourcePlacementList{}
+	if err := r.Client.List(ctx, placements); err != nil {
+		return nil, fmt.Errorf("failed to list placements: %w", err)
+	}
+	var peers []framework.PlacementPeer
+	for _, p := range placements.Items {
+		if p.Name == self {
+			continue
+		}
+		list := &placementv1beta1.ClusterResourceBindingList{}
+		if err := r.Client.List(ctx, list, client.MatchingFields{pipeline.IndexBindingPlacement: p.Name}); err != nil {
+			return nil, fmt.Errorf("failed to list bindings of %s: %w", p.Name, err)
+		}
+		var on []string
+		for _, b := range pipeline.ActiveBindings(list.Items) {
+			on = append(on, b.Spec.TargetCluster)
+		}
+		peers = append(peers, framework.PlacementPeer{Name: p.Name, Labels: p.Labels, Clusters: on})
+	}
+	return peers, nil
+}
+
+// loadExclusions collects the clusters the placement must leave: its executed
+// ClusterResourcePlacementEvictions and the failover controller's requests.
+func (r *Reconciler) loadExclusions(ctx context.Context, s *scope) error {
+	list := &placementv1beta1.ClusterResourcePlacementEvictionList{}
+	if err := r.Client.List(ctx, list, client.MatchingFields{pipeline.IndexEvictionPlacement: s.placement.Name}); err != nil {
+		return fmt.Errorf("failed to list evictions: %w", err)
+	}
+	s.excluded = ExcludedClusters(s.placement.Name, list.Items)
+	for _, b := range pipeline.ActiveBindings(s.bindings) {
+		c := failover.Requested(b)
+		if c == nil {
+			continue
+		}
+		if _, manual := s.excluded[b.Spec.TargetCluster]; manual {
+			continue
+		}
+		if s.excluded == nil {
+			s.excluded = map[string]string{}
+		}
+		s.excluded[b.Spec.TargetCluster] = "evicted: " + c.Message
+	}
+	return nil
+}
+
+// schedule runs a cycle per group and makes each group's bindings match it.
+func (r *Reconciler) schedule(ctx context.Context, s *scope) error {
+	var overall framework.CycleResult
+	for _, group := range s.groups {
+		res, err := r.scheduleGroup(ctx, s, group)
+		if err != nil {
+			return err
+		}
+		if group == "" {
+			overall = res
+			continue
+		}
+		overall.Message += fmt.Sprintf("; group %s: %s", group, res.Message)
+		if res.Status != metav1.ConditionTrue && overall.Status == metav1.ConditionTrue {
+			overall.Status, overall.Reason = res.Status, res.Reason
+		}
+	}
+	s.scheduled = &overall
+	return nil
+}
+
+// groupBindings are the placement's bindings of one scheduling group.
+func (s *scope) groupBindings(group string) []placementv1beta1.ClusterResourceBinding {
+	var out []placementv1beta1.ClusterResourceBinding
+	for _, b := range s.bindings {
+		if schedulinggroup.Of(b.Labels) == group {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// scheduleGroup runs one cycle for a scheduling group ("" for the placement's own
+// resources) and makes that group's bindings match it.
+func (r *Reconciler) scheduleGroup(ctx context.Context, s *scope, group string) (framework.CycleResult, error) {
+	crp := s.placement
+	existing := s.groupBindings(group)
+	in := framework.CycleInput{
+		PlacementName:    crp.Name,
+		PlacementLabels:  crp.Labels,
+		Policy:           s.snapshot.Spec.Policy,
+		Clusters:         s.clusters,
+		Locations:        s.locations,
+		Bindings:         existing,
+		OtherPlacements:  s.peers,
+		DynamicSelectors: s.dynamic,
+		Group:            group,
+		ExcludedClusters: s.excluded,
+		Now:              r.now(),
+		Rand:             r.Rand,
+	}
+	rebalancing := rebalanceRequested(crp, s.snapshot)
+	if rebalancing {
+		// Choose afresh: the cycle does not see where the placement is now, and
+		// whatever it does not choose again is unscheduled below.
+		in.Bindings = nil
+	}
+	start := time.Now()
+	res, err := r.Framework.RunCycle(ctx, in)
+	if d := time.Since(start); d > time.Second {
+		log.FromContext(ctx).Info("scheduling cycle was slow", "took", d.String(), "clusters", len(in.Clusters))
+	}
+	if err != nil {
+		// A policy that cannot be evaluated (e.g. a property value that is not a
+		// quantity) is the user's to fix: say so instead of retrying in a loop.
+		res.Status, res.Reason, res.Message = metav1.ConditionFalse, placementv1beta1.ReasonScheduleFailed, fmt.Sprintf("the policy cannot be evaluated: %v", err)
+		return res, nil
+	}
+	active := map[string]*placementv1beta1.ClusterResourceBinding{}
+	for _, b := range pipeline.ActiveBindings(existing) {
+		active[b.Spec.TargetCluster] = b
+	}
+	for i := range res.Decisions {
+		if b := active[res.Decisions[i].ClusterName]; b != nil {
+			if why := failover.Kept(b); why != "" {
+				res.Decisions[i].Reason = why
+			}
+		}
+	}
+	if rebalancing {
+		res.Unschedule = notSelected(existing, res.Selected)
+	}
+	held, released, recheck := gracefulHolds(r.now(), r.gracefulTimeout(), active, res)
+	s.recheck = minPositive(s.recheck, recheck)
+	for _, rel := range released {
+		failover.ObserveFailover(r.now().Sub(taintedAt(s.clusters, rel.cluster, rel.requestedAt)))
+		r.event(crp, corev1.EventTypeNormal, placementv1beta1.ReasonEvicted, "left %s: the replacement on %v is available", rel.cluster, res.Selected)
+	}
+	if err := r.applyBindings(ctx, s, group, existing, res, held); err != nil {
+		return res, err
+	}
+	log.FromContext(ctx).V(1).Info("scheduled", "group", group, "selected", res.Selected, "unscheduled", res.Unschedule)
+	return res, nil
+}
+
+// BindingName is the name of a placement's binding to a cluster, for a
+// scheduling group ("" for the placement's own resources).
+func BindingName(placement, group, cluster string) string {
+	if group == "" {
+		return placement + "-" + cluster
+	}
+	return placement + "-" + group + "-" + cluster
+}
+
+// applyBindings makes the placement's bindings match the cycle's result: a
+// binding per selected cluster (new ones Scheduled, for the rollout to bind),
+// the decision recorded on each, and Unscheduled for the clusters to leave (the
+// rollout then removes them within maxUnavailable).
+func (r *Reconciler) applyBindings(ctx context.Context, s *scope, group string,
+	existing []placementv1beta1.ClusterResourceBinding, res framework.CycleResult, held map[string]string) error {
+	crp, snap := s.placement, s.snapshot
+	byCluster := map[string]*placementv1beta1.ClusterResourceBinding{}
+	for i := range existing {
+		b := &existing[i]
+		if b.DeletionTimestamp.IsZero() {
+			byCluster[b.Spec.TargetCluster] = b
+		}
+	}
+	decisions := map[string]placementv1beta1.ClusterDecision{}
+	for _, d := range res.Decisions {
+		decisions[d.ClusterName] = d
+	}
+	for _, cluster := range res.Selected {
+		b, ok := byCluster[cluster]
+		if !ok {
+			b = &placementv1beta1.ClusterResourceBinding{
+				ObjectMeta: metav1.ObjectMeta{
+					Name:   BindingName(crp.Name, group, cluster),
+					Labels: map[string]string{placementv1beta1.LabelPlacementName: crp.Name},
+				},
+				Spec: placementv1beta1.ResourceBindingSpec{
+					State:                        placementv1beta1.BindingStateScheduled,
+					TargetCluster:                cluster,
+					SchedulingPolicySnapshotName: snap.Name,
+					ClusterDecision:              decisions[cluster],
+				},
+			}
+			if group != "" {
+				b.Labels[schedulinggroup.LabelGroup] = group
+			}
+			if err := controllerutil.SetControllerReference(crp, b, r.Scheme); err != nil {
+				return err
+			}
+			if err := r.Client.Create(ctx, b, client.FieldOwner(scheduledManager)); err != nil {
+				if apierrors.IsAlreadyExists(err) {
+					// The previous binding to this cluster is still being removed.
+					continue
+				}
+				return fmt.Errorf("failed to create binding for %s: %w", cluster, err)
+			}
+		} else {
+			want := b.Spec.DeepCopy()
+			want.SchedulingPolicySnapshotName = snap.Name
+			want.ClusterDecision = decisions[cluster]
+			if want.State == placementv1beta1.BindingStateUnscheduled {
+				want.State = placementv1beta1.BindingStateScheduled
+			}
+			if err := r.patchSpec(ctx, b, *want); err != nil {
+				return err
+			}
+		}
+		if err := r.setScheduledCondition(ctx, crp, b, res.Misplaced[cluster], held[cluster]); err != nil {
+			return err
+		}
+	}
+	for _, cluster := range res.Unschedule {
+		b, ok := byCluster[cluster]
+		if !ok || b.Spec.State == placementv1beta1.BindingStateUnscheduled {
+			continue
+		}
+		if msg, ok := held[cluster]; ok {
+			// Graceful eviction: the binding stays until its replacement is available.
+			if err := r.setScheduledCondition(ctx, crp, b, "", msg); err != nil {
+				return err
+			}
+			continue
+		}
+		want := b.Spec.DeepCopy()
+		want.State = placementv1beta1.BindingStateUnscheduled
+		want.ClusterDecision = decisions[cluster]
+		if err := r.patchSpec(ctx, b, *want); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// patchSpec writes the scheduler's fields of a binding's spec. A change of
+// spec.state, which the rollout writes too, applies only while the state is
+// still what the scheduler read; the other fields are the scheduler's alone.
+func (r *Reconciler) patchSpec(ctx context.Context, b *placementv1beta1.ClusterResourceBinding, want placementv1beta1.ResourceBindingSpec) error {
+	if equality.Semantic.DeepEqual(want, b.Spec) {
+		return nil
+	}
+	set := map[string]any{"schedulingPolicySnapshotName": want.SchedulingPolicySnapshotName, "clusterDecision": want.ClusterDecision}
+	ifState := placementv1beta1.BindingState("")
+	if want.State != b.Spec.State {
+		ifState = b.Spec.State
+		set["state"] = want.State
+	}
+	patch, err := pipeline.SpecPatch(b, ifState, set)
+	if err != nil {
+		return err
+	}
+	if err := r.Client.Patch(ctx, b, patch, client.FieldOwner(scheduledManager)); err != nil {
+		return fmt.Errorf("failed to update binding %s: %w", b.Name, err)
+	}
+	return nil
+}
+
+// setScheduledCondition records on the binding whether its cluster still matches
+// (Kratix: a misplaced workload is flagged, not moved) or is being evicted.
+func (r *Reconciler) setScheduledCondition(ctx context.Context, crp *placementv1beta1.ClusterResourcePlacement, b *placementv1beta1.ClusterResourceBinding, misplaced, evicting string) error {
+	own := pipeline.OwnConditions(b.Status.Conditions, placementv1beta1.ConditionScheduled)
+	was := conditions.Get(own, placementv1beta1.ConditionScheduled)
+	wasMisplaced := was != nil && was.Reason == placementv1beta1.ReasonMisplaced
+	switch {
+	case evicting != "":
+		conditions.Set(&own, placementv1beta1.ConditionScheduled, metav1.ConditionFalse, placementv1beta1.ReasonEvicting, evicting, b.Generation)
+	case misplaced != "":
+		conditions.Set(&own, placementv1beta1.ConditionScheduled, metav1.ConditionFalse, placementv1beta1.ReasonMisplaced, misplaced, b.Generation)
+	default:
+		msg := b.Spec.ClusterDecision.Reason
+		if msg == "" {
+			msg = "picked by the scheduler"
+		}
+		conditions.Set(&own, placementv1beta1.ConditionScheduled, metav1.ConditionTrue, placementv1beta1.ReasonScheduled, msg, b.Generation)
+	}
+	if err := pipeline.ApplyBindingStatus(ctx, r.Client, b, scheduledManager, []string{placementv1beta1.ConditionScheduled}, pipeline.BindingStatus{Conditions: own}); err != nil {
+		return err
+	}
+	switch {
+	case misplaced != "" && !wasMisplaced:
+		r.event(crp, corev1.EventTypeWarning, placementv1beta1.ReasonMisplaced, "misplaced on %s (kept, not moved): %s", b.Spec.TargetCluster, misplaced)
+	case misplaced == "" && evicting == "" && wasMisplaced:
+		r.event(crp, corev1.EventTypeNormal, placementv1beta1.ReasonScheduled, "%s matches the placement again", b.Spec.TargetCluster)
+	}
+	return nil
+}
+
+// unscheduleStaleGroups unschedules the bindings of groups that no longer have
+// selectors of their own (their objects now go with the placement's).
+func (r *Reconciler) unscheduleStaleGroups(ctx context.Context, s *scope) error {
+	current := map[string]bool{}
+	for _, g := range s.groups {
+		current[g] = true
+	}
+	for _, b := range pipeline.ActiveBindings(s.bindings) {
+		if current[schedulinggroup.Of(b.Labels)] {
+			continue
+		}
+		want := b.Spec.DeepCopy()
+		want.State = placementv1beta1.BindingStateUnscheduled
+		if err := r.patchSpec(ctx, b, *want); err != nil {
+			return fmt.Errorf("failed to unschedule binding %s of a removed group: %w", b.Name, err)
+		}
+	}
+	return nil
+}
+
+// rebalanceRequested reports whether the placement asks for a rebalance the
+// scheduler has not acted on yet.
+func rebalanceRequested(crp *placementv1beta1.ClusterResourcePlacement, snap *placementv1beta1.ClusterSchedulingPolicySnapshot) bool {
+	want := crp.Annotations[placementv1beta1.AnnotationRebalance]
+	return want != "" && want != snap.Annotations[placementv1beta1.AnnotationRebalanced]
+}
+
+// recordRebalance notes on the snapshot that the placement's rebalance request
+// was acted on, so it happens once per request.
+func (r *Reconciler) recordRebalance(ctx context.Context, s *scope) error {
+	if !rebalanceRequested(s.placement, s.snapshot) {
+		return nil
+	}
+	snap := s.snapshot
+	patch := client.MergeFrom(snap.DeepCopy())
+	metav1.SetMetaDataAnnotation(&snap.ObjectMeta, placementv1beta1.AnnotationRebalanced, s.placement.Annotations[placementv1beta1.AnnotationRebalance])
+	if err := r.Client.Patch(ctx, snap, patch, client.FieldOwner(scheduledManager)); err != nil {
+		return fmt.Errorf("failed to record the rebalance: %w", err)
+	}
+	return nil
+}
+
+// notSelected lists the clusters of active bindings that are not in selected.
+func notSelected(bindings []placementv1beta1.ClusterResourceBinding, selected []string) []string {
+	keep := map[string]bool{}
+	for _, c := range selected {
+		keep[c] = true
+	}
+	var out []string
+	for _, b := range pipeline.ActiveBindings(bindings) {
+		if !keep[b.Spec.TargetCluster] {
+			out = append(out, b.Spec.TargetCluster)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func setCondition(conds *[]metav1.Condition, typ string, status metav1.ConditionStatus, reason, message string, gen int64) {
+	conditions.Set(conds, typ, status, reason, message, gen)
+}
+
+func statusEqual(a, b *placementv1beta1.SchedulingPolicySnapshotStatus) bool {
+	return equality.Semantic.DeepEqual(a, b)
+}

@@ -1,0 +1,145 @@
+package scheduler
+
+import (
+	"context"
+
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/workqueue"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
+	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+	"github.com/flotilla-io/flotilla/hub/enqueue"
+	"github.com/flotilla-io/flotilla/hub/pipeline"
+)
+
+type queue = workqueue.TypedRateLimitingInterface[reconcile.Request]
+
+// SetupWithManager registers the controller. Each watch wakes only the
+// placements an event can change:
+//   - a placement whose spec or annotations (rebalance, dynamic selectors)
+//     changed, and its policy snapshots;
+//   - a binding's own placement when its spec, deletion or the conditions the
+//     scheduler reads (EvictionRequested, Available) change — and the placements
+//     with placement (anti-)affinity when a placement arrives on or leaves a cluster;
+//   - on a MemberCluster change: every placement for a change of labels, taints,
+//     strictMatchLabels, health or membership; for a change of properties only the
+//     placements that select or sort on them; for a heartbeat refresh none;
+//   - on a Location change, the placements with locationSelectors;
+//   - on an eviction, its placement.
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	if err := pipeline.SetupIndexes(mgr); err != nil {
+		return err
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("scheduler").
+		WithOptions(controller.Options{MaxConcurrentReconciles: max(r.Workers, 1)}).
+		For(&placementv1beta1.ClusterResourcePlacement{}, builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
+		Watches(&placementv1beta1.ClusterSchedulingPolicySnapshot{}, enqueue.ByPlacementLabel(),
+			builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, predicate.LabelChangedPredicate{}))).
+		Watches(&placementv1beta1.ClusterResourceBinding{}, r.bindingHandler()).
+		Watches(&clusterv1beta1.MemberCluster{}, r.clusterHandler()).
+		Watches(&clusterv1beta1.Location{}, r.placementsWhere(func(p *placementv1beta1.ClusterResourcePlacement) bool {
+			return p.Spec.Policy != nil && len(p.Spec.Policy.LocationSelectors) > 0
+		})).
+		Watches(&placementv1beta1.ClusterResourcePlacementEviction{}, handler.EnqueueRequestsFromMapFunc(placementOfEviction)).
+		Complete(r)
+}
+
+// bindingHandler maps binding events to the placements they can change.
+func (r *Reconciler) bindingHandler() handler.EventHandler {
+	own := func(ctx context.Context, o *placementv1beta1.ClusterResourceBinding, q queue) {
+		for _, req := range enqueue.PlacementOf(ctx, o) {
+			q.Add(req)
+		}
+	}
+	peers := func(ctx context.Context, q queue) {
+		r.addPlacementsWhere(ctx, q, func(p *placementv1beta1.ClusterResourcePlacement) bool { return usesPlacementAffinity(p.Spec.Policy) })
+	}
+	return handler.Funcs{
+		CreateFunc: func(ctx context.Context, e event.CreateEvent, q queue) {
+			if b, ok := e.Object.(*placementv1beta1.ClusterResourceBinding); ok {
+				own(ctx, b, q)
+				peers(ctx, q)
+			}
+		},
+		DeleteFunc: func(ctx context.Context, e event.DeleteEvent, q queue) {
+			if b, ok := e.Object.(*placementv1beta1.ClusterResourceBinding); ok {
+				own(ctx, b, q)
+				peers(ctx, q)
+			}
+		},
+		UpdateFunc: func(ctx context.Context, e event.UpdateEvent, q queue) {
+			o, ok1 := e.ObjectOld.(*placementv1beta1.ClusterResourceBinding)
+			n, ok2 := e.ObjectNew.(*placementv1beta1.ClusterResourceBinding)
+			if !ok1 || !ok2 {
+				return
+			}
+			if pipeline.IsActive(o) != pipeline.IsActive(n) {
+				peers(ctx, q)
+			}
+			if o.Generation != n.Generation || !o.DeletionTimestamp.Equal(n.DeletionTimestamp) ||
+				pipeline.ConditionChanged(o.Status.Conditions, n.Status.Conditions, placementv1beta1.ConditionEvictionRequested) ||
+				pipeline.ConditionChanged(o.Status.Conditions, n.Status.Conditions, placementv1beta1.ConditionAvailable) {
+				own(ctx, n, q)
+			}
+		},
+	}
+}
+
+// clusterHandler maps MemberCluster events to the placements they can change.
+func (r *Reconciler) clusterHandler() handler.EventHandler {
+	all := func(ctx context.Context, q queue) {
+		r.addPlacementsWhere(ctx, q, func(*placementv1beta1.ClusterResourcePlacement) bool { return true })
+	}
+	return handler.Funcs{
+		CreateFunc: func(ctx context.Context, _ event.CreateEvent, q queue) { all(ctx, q) },
+		DeleteFunc: func(ctx context.Context, _ event.DeleteEvent, q queue) { all(ctx, q) },
+		UpdateFunc: func(ctx context.Context, e event.UpdateEvent, q queue) {
+			o, ok1 := e.ObjectOld.(*clusterv1beta1.MemberCluster)
+			n, ok2 := e.ObjectNew.(*clusterv1beta1.MemberCluster)
+			if !ok1 || !ok2 {
+				return
+			}
+			change := enqueue.DiffCluster(o, n)
+			switch {
+			case change.Placement:
+				all(ctx, q)
+			case len(change.Properties) > 0:
+				r.addPlacementsWhere(ctx, q, func(p *placementv1beta1.ClusterResourcePlacement) bool {
+					return enqueue.UsesProperty(p.Spec.Policy, change.Properties)
+				})
+			}
+		},
+	}
+}
+
+// placementsWhere enqueues, for any event, the placements of ours that match.
+func (r *Reconciler) placementsWhere(match func(*placementv1beta1.ClusterResourcePlacement) bool) handler.EventHandler {
+	add := func(ctx context.Context, q queue) { r.addPlacementsWhere(ctx, q, match) }
+	return handler.Funcs{
+		CreateFunc:  func(ctx context.Context, _ event.CreateEvent, q queue) { add(ctx, q) },
+		UpdateFunc:  func(ctx context.Context, _ event.UpdateEvent, q queue) { add(ctx, q) },
+		DeleteFunc:  func(ctx context.Context, _ event.DeleteEvent, q queue) { add(ctx, q) },
+		GenericFunc: func(ctx context.Context, _ event.GenericEvent, q queue) { add(ctx, q) },
+	}
+}
+
+func (r *Reconciler) addPlacementsWhere(ctx context.Context, q queue, match func(*placementv1beta1.ClusterResourcePlacement) bool) {
+	list := &placementv1beta1.ClusterResourcePlacementList{}
+	if err := r.Client.List(ctx, list); err != nil {
+		return
+	}
+	for i := range list.Items {
+		p := &list.Items[i]
+		if IsOurs(p) && match(p) {
+			q.Add(reconcile.Request{NamespacedName: types.NamespacedName{Name: p.Name}})
+		}
+	}
+}
