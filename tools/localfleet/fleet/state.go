@@ -22,6 +22,10 @@ type State struct {
 	HubHealthAddress  string `json:"hubHealthAddress,omitempty"`
 	// Members are the member names in order, with the labels they joined with.
 	Members []Member `json:"members"`
+	// Provider made the clusters (ProviderKwok when empty).
+	Provider string `json:"provider,omitempty"`
+	// ImageTag is the tag of the hub and agent images a kind fleet runs.
+	ImageTag string `json:"imageTag,omitempty"`
 }
 
 // Member is one member cluster of the fleet.
