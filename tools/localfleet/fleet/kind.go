@@ -276,6 +276,13 @@ func (l kindLogger) V(level kindlog.Level) kindlog.InfoLogger {
 
 type kindInfo struct{ out io.Writer }
 
-func (l kindInfo) Info(message string)              { fmt.Fprintln(l.out, "    kind: "+message) }
+func (l kindInfo) Info(message string)              { kindLine(l.out, message) }
 func (l kindInfo) Infof(format string, args ...any) { l.Info(fmt.Sprintf(format, args...)) }
 func (l kindInfo) Enabled() bool                    { return true }
+
+// kindLine prints one of kind's messages indented, without its blank lines.
+func kindLine(out io.Writer, message string) {
+	if m := strings.TrimSpace(message); m != "" {
+		fmt.Fprintln(out, "    kind: "+m)
+	}
+}
