@@ -55,6 +55,11 @@ func (f *Fleet) Demo(ctx context.Context) error {
 	if err := done(err); err != nil {
 		return err
 	}
+	if st.Provider == ProviderKind {
+		if err := f.kindDemoPods(ctx, st); err != nil {
+			return err
+		}
+	}
 	for _, c := range []struct {
 		title string
 		args  []string

@@ -286,3 +286,9 @@ func kindLine(out io.Writer, message string) {
 		fmt.Fprintln(out, "    kind: "+m)
 	}
 }
+
+// KindNode is the podman container of a kind fleet's member node (each member
+// cluster has one node).
+func (f *Fleet) KindNode(member string) string {
+	return f.kindPrefix() + member + "-control-plane"
+}

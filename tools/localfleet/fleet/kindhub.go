@@ -153,3 +153,31 @@ func (f *Fleet) kindSamples() (string, error) {
 	i := strings.LastIndex(pause, ":")
 	return f.kindOverlay("samples", "samples", fmt.Sprintf("images:\n- name: nginx\n  newName: %s\n  newTag: %q\n", pause[:i], pause[i+1:]))
 }
+
+// kindDemoPods waits until the sample Deployment's pods run on every member (real
+// containers on kind) and prints them.
+func (f *Fleet) kindDemoPods(ctx context.Context, st *State) error {
+	for _, m := range st.Members {
+		kc := f.MemberKubeconfig(m.Name)
+		done := f.stepf("waiting for the sample Deployment's pods to run on %s", m.Name)
+		err := waitFor(ctx, 3*time.Minute, func() error {
+			out, err := kubectl(ctx, kc, "-n", "demo", "get", "deployment", "web", "-o", "jsonpath={.spec.replicas} {.status.readyReplicas}")
+			if err != nil {
+				return err
+			}
+			if fields := strings.Fields(out); len(fields) != 2 || fields[0] != fields[1] {
+				return fmt.Errorf("deployment demo/web: want/ready replicas %q", out)
+			}
+			return nil
+		})
+		if err := done(err); err != nil {
+			return fmt.Errorf("%w\n%s", err, f.describePods(ctx, kc, "app=web"))
+		}
+		out, err := kubectl(ctx, kc, "-n", "demo", "get", "pods", "-o", "wide")
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(f.opts.Out, "\n$ kubectl --kubeconfig %s -n demo get pods -o wide\n%s", kc, out)
+	}
+	return nil
+}
