@@ -102,5 +102,22 @@ func (b *Builder) assemble(ctx context.Context) error {
 		return fmt.Errorf("podman import: %w: %s", err, stderr.String())
 	}
 	fmt.Fprintf(b.opts.Out, "    imported %s (%s)\n", b.image, strings.TrimSpace(string(out)))
+	b.removeOlderImages(ctx)
 	return nil
+}
+
+// removeOlderImages removes the node images of earlier inputs (each is about
+// 700 MB); one that a kind node still runs stays.
+func (b *Builder) removeOlderImages(ctx context.Context) {
+	out, err := exec.CommandContext(ctx, "podman", "images", "--format", "{{.Repository}}:{{.Tag}}", "--filter", "reference="+Repository).Output()
+	if err != nil {
+		return
+	}
+	for _, image := range strings.Fields(string(out)) {
+		if image != b.image && strings.HasPrefix(image, Repository+":") {
+			if exec.CommandContext(ctx, "podman", "rmi", image).Run() == nil {
+				fmt.Fprintf(b.opts.Out, "    removed the older node image %s\n", image)
+			}
+		}
+	}
 }
