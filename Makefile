@@ -132,7 +132,7 @@ node-image: podman ## Build the kind node image from source into podman (each pa
 
 .PHONY: e2e-kind
 e2e-kind: tools build node-image ## The end-to-end suites on a kind fleet (podman, the node image built here).
-	FLOTILLA_E2E_PROVIDER=kind $(GO) test $(GO_TEST_FLAGS) -count=1 -timeout $(E2E_TIMEOUT) -v ./e2e/...
+	FLOTILLA_E2E_PROVIDER=kind $(GO) test $(GO_TEST_FLAGS) -count=1 -timeout $(E2E_TIMEOUT) -v ./e2e/
 
 .PHONY: e2e-kind-smoke
 e2e-kind-smoke: tools node-image ## The kind smoke suite CI runs: hub + 1 member installed from the manifests, joined with --install.
