@@ -277,6 +277,9 @@ func (in *installer) waitRunning(ctx context.Context, timeout time.Duration) (st
 			return "", fmt.Errorf("failed to list the agent pods: %w", err)
 		}
 		for i := range pods.Items {
+			if !isAgentPodOf(&pods.Items[i], in.image) {
+				continue // a pod of an earlier install, on its way out
+			}
 			state := podState(&pods.Items[i], in.image)
 			if state.running {
 				return pods.Items[i].Name, nil
@@ -286,10 +289,8 @@ func (in *installer) waitRunning(ctx context.Context, timeout time.Duration) (st
 			}
 			last = state.summary
 		}
-		if len(pods.Items) == 0 {
-			if reason := in.deploymentFailure(ctx, deploy); reason != "" {
-				return "", errors.New(reason)
-			}
+		if reason := in.deploymentFailure(ctx, deploy); reason != "" {
+			return "", errors.New(reason)
 		}
 		select {
 		case <-ctx.Done():
@@ -315,6 +316,19 @@ func (in *installer) deploymentFailure(ctx context.Context, deploy *unstructured
 		}
 	}
 	return ""
+}
+
+// isAgentPodOf reports whether pod is a live agent pod running image.
+func isAgentPodOf(pod *corev1.Pod, image string) bool {
+	if pod.DeletionTimestamp != nil {
+		return false
+	}
+	for _, c := range pod.Spec.Containers {
+		if c.Image == image {
+			return true
+		}
+	}
+	return false
 }
 
 // imageFailures are the waiting reasons that mean the node cannot get the image.

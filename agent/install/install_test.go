@@ -289,3 +289,29 @@ func TestInstallWhosePodNeverRunsRollsBackAndRestoresWhatExisted(t *testing.T) {
 		}
 	}
 }
+
+func TestOnlyLivePodsOfTheInstalledImageCount(t *testing.T) {
+	now := metav1.Now()
+	pod := func(image string, deleting bool) *corev1.Pod {
+		p := &corev1.Pod{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "agent", Image: image}}}}
+		if deleting {
+			p.DeletionTimestamp = &now
+		}
+		return p
+	}
+	for _, tc := range []struct {
+		name string
+		pod  *corev1.Pod
+		want bool
+	}{
+		{"a pod of the installed image counts", pod("flotilla-agent:v2", false), true},
+		{"a pod of an earlier image does not", pod("flotilla-agent:v1", false), false},
+		{"a terminating pod does not", pod("flotilla-agent:v2", true), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := isAgentPodOf(tc.pod, "flotilla-agent:v2"); got != tc.want {
+				t.Errorf("isAgentPodOf = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
