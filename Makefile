@@ -105,7 +105,7 @@ bench-latency: tools ## Measure placement and edit latency on a kwok fleet (tool
 	$(GO) run ./tools/latency --n $(LATENCY_N)
 
 .PHONY: test
-test: tools verify unit fuzz e2e ## Everything CI runs: verify, unit, envtest, a short fuzz run and e2e.
+test: tools verify unit fuzz e2e e2e-kind-smoke ## Everything CI runs: verify, unit, envtest, a short fuzz run, e2e on kwok and the kind smoke suite.
 
 ##@ Local fleet
 
@@ -122,3 +122,32 @@ fleet-down: ## Remove the local fleet.
 .PHONY: demo
 demo: tools build ## Bring the fleet up, place the samples, and show the status.
 	$(GO) run ./tools/localfleet demo --members $(FLEET_MEMBERS)
+
+##@ Images and kind fleets
+
+# The tag `make images` builds and writes into manifests/hub and manifests/agent.
+IMAGE_TAG ?= dev
+IMAGES_DIR := bin/images
+
+.PHONY: images
+images: ## Build the hub and agent images as OCI archives in bin/images (no container engine) and set their tag in the manifests.
+	CGO_ENABLED=0 GOOS=linux GOARCH=amd64 $(GO) build -trimpath -ldflags "-s -w $(LDFLAGS)" -o $(BIN_DIR)/linux-amd64/ ./hub ./agent
+	$(GO) run ./tools/images --bin $(BIN_DIR)/linux-amd64 --out $(IMAGES_DIR) --tag $(IMAGE_TAG) \
+		--version $(VERSION) --revision "$$(git rev-parse HEAD 2>/dev/null)" --created "$$(git log -1 --format=%ct 2>/dev/null)" --set-manifests
+
+.PHONY: podman
+podman: ## Install and configure podman for kind fleets (once); fails with one line where privileged containers cannot run.
+	hack/setup-podman.sh
+
+.PHONY: node-image
+node-image: podman ## Build the kind node image from source into podman (each part cached by version; a second run is a no-op).
+	$(GO) run ./tools/nodeimage
+
+.PHONY: e2e-kind
+e2e-kind: tools build node-image ## The end-to-end suites on a kind fleet (podman, the node image built here).
+	FLOTILLA_E2E_PROVIDER=kind $(GO) test $(GO_TEST_FLAGS) -count=1 -timeout $(E2E_TIMEOUT) -v ./e2e/
+
+.PHONY: e2e-kind-smoke
+e2e-kind-smoke: tools node-image ## The kind smoke suite CI runs: hub + 1 member installed from the manifests, joined with --install.
+	$(GO) vet -tags kind ./e2e/kindsmoke/
+	$(GO) test -tags kind -count=1 -timeout $(E2E_TIMEOUT) -v ./e2e/kindsmoke/

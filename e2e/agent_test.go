@@ -20,6 +20,7 @@ import (
 
 	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
 	"github.com/flotilla-io/flotilla/e2e/framework"
+	"github.com/flotilla-io/flotilla/tools/localfleet/fleet"
 )
 
 // Each agent holds exactly one TCP connection to the hub.
@@ -33,12 +34,9 @@ func TestAgentHoldsExactlyOneConnectionToTheHub(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, m := range allMembers {
-		p, ok := st.Processes["agent/"+m]
-		if !ok {
-			t.Fatalf("no agent process recorded for %s", m)
-		}
+		count := agentConnections(t, st, m, hubPort)
 		framework.Eventually(t, 30*time.Second, func() error {
-			n, err := establishedTo(p.PID, hubPort)
+			n, err := count()
 			if err != nil {
 				return err
 			}
@@ -50,16 +48,57 @@ func TestAgentHoldsExactlyOneConnectionToTheHub(t *testing.T) {
 	}
 }
 
+// agentConnections returns a counter of a member's agent's established TCP
+// connections to the hub's port: of the local process on kwok, of the agent
+// pod's process, read in its node, on kind.
+func agentConnections(t *testing.T, st *fleet.State, member, port string) func() (int, error) {
+	t.Helper()
+	if provider.OnKind() {
+		return func() (int, error) {
+			out, err := provider.NodeExec(context.Background(), member, "bash", "-c",
+				`pid=$(pgrep -xo agent) && for fd in /proc/$pid/fd/*; do readlink "$fd"; done && echo --- && cat /proc/$pid/net/tcp /proc/$pid/net/tcp6 2>/dev/null`)
+			if err != nil {
+				return 0, err
+			}
+			fds, tables, _ := strings.Cut(out, "---\n")
+			return countEstablished(strings.Split(fds, "\n"), tables, port)
+		}
+	}
+	p, ok := st.Processes["agent/"+member]
+	if !ok {
+		t.Fatalf("no agent process recorded for %s", member)
+	}
+	return func() (int, error) { return establishedTo(p.PID, port) }
+}
+
 // establishedTo counts the process's established TCP connections to a port.
 func establishedTo(pid int, port string) (int, error) {
-	inodes := map[string]bool{}
 	fds, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
 	if err != nil {
 		return 0, err
 	}
+	var targets []string
 	for _, fd := range fds {
-		target, err := os.Readlink(filepath.Join(fmt.Sprintf("/proc/%d/fd", pid), fd.Name()))
-		if err == nil && strings.HasPrefix(target, "socket:[") {
+		if target, err := os.Readlink(filepath.Join(fmt.Sprintf("/proc/%d/fd", pid), fd.Name())); err == nil {
+			targets = append(targets, target)
+		}
+	}
+	var tables strings.Builder
+	for _, table := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
+		data, err := os.ReadFile(table)
+		if err == nil {
+			tables.Write(data)
+		}
+	}
+	return countEstablished(targets, tables.String(), port)
+}
+
+// countEstablished counts the rows of /proc/net/tcp tables that are established
+// connections to port from one of the sockets among fd link targets.
+func countEstablished(fdTargets []string, tables, port string) (int, error) {
+	inodes := map[string]bool{}
+	for _, target := range fdTargets {
+		if strings.HasPrefix(target, "socket:[") {
 			inodes[strings.TrimSuffix(strings.TrimPrefix(target, "socket:["), "]")] = true
 		}
 	}
@@ -68,25 +107,18 @@ func establishedTo(pid int, port string) (int, error) {
 		return 0, err
 	}
 	count := 0
-	for _, table := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
-		f, err := os.Open(table)
-		if err != nil {
+	sc := bufio.NewScanner(strings.NewReader(tables))
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) < 10 || fields[3] != "01" { // 01 = ESTABLISHED
 			continue
 		}
-		sc := bufio.NewScanner(f)
-		for sc.Scan() {
-			fields := strings.Fields(sc.Text())
-			if len(fields) < 10 || fields[3] != "01" { // 01 = ESTABLISHED
-				continue
-			}
-			remote := fields[2]
-			i := strings.LastIndexByte(remote, ':')
-			p, err := strconv.ParseInt(remote[i+1:], 16, 32)
-			if err == nil && int(p) == want && inodes[fields[9]] {
-				count++
-			}
+		remote := fields[2]
+		i := strings.LastIndexByte(remote, ':')
+		p, err := strconv.ParseInt(remote[i+1:], 16, 32)
+		if err == nil && int(p) == want && inodes[fields[9]] {
+			count++
 		}
-		f.Close()
 	}
 	return count, nil
 }

@@ -286,7 +286,7 @@ func TestUnavailableResourcesMoveAnOptedInPlacement(t *testing.T) {
 				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "web"}},
 				Spec: corev1.PodSpec{
 					NodeSelector: map[string]string{"e2e-runs-web": "yes"},
-					Containers:   []corev1.Container{{Name: "web", Image: "nginx:1.27"}},
+					Containers:   []corev1.Container{{Name: "web", Image: webImage}},
 				},
 			},
 		},

@@ -14,10 +14,16 @@ import (
 
 	"github.com/flotilla-io/flotilla/e2e/framework"
 	"github.com/flotilla-io/flotilla/tools/localfleet/fleet"
+	"github.com/flotilla-io/flotilla/tools/nodeimage/node"
+	"github.com/flotilla-io/flotilla/tools/toolchain"
 )
 
 // provider is the fleet every test in the package uses.
 var provider *framework.KwokProvider
+
+// webImage is the image of the test workloads: one that runs on kind, where
+// nothing can be pulled, and any name on kwok, where pods are fakes.
+var webImage = "nginx:1.27"
 
 func TestMain(m *testing.M) {
 	os.Exit(runSuite(m))
@@ -31,9 +37,10 @@ func runSuite(m *testing.M) int {
 		return 1
 	}
 	provider, err = framework.NewKwokProvider(fleet.Options{
-		Dir:     dir,
-		Members: 3,
-		Out:     os.Stderr,
+		Dir:      dir,
+		Members:  3,
+		Out:      os.Stderr,
+		Provider: framework.ProviderFromEnv(),
 		MemberLabels: map[string]map[string]string{
 			"member-1": {"env": "prod", "zone": "zone-a"},
 			"member-2": {"env": "dev", "zone": "zone-b"},
@@ -54,6 +61,17 @@ func runSuite(m *testing.M) int {
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "e2e: %v\n", err)
 		return 1
+	}
+	if framework.ProviderFromEnv() == fleet.ProviderKind {
+		// Nothing can be pulled on kind here: workloads run the image every node has.
+		root, err := toolchain.RepoRoot()
+		if err == nil {
+			webImage, err = node.PauseImage(root)
+		}
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "e2e: %v\n", err)
+			return 1
+		}
 	}
 	start := time.Now()
 	if err := provider.Up(ctx); err != nil {

@@ -56,7 +56,7 @@ func appNamespace(t *testing.T, hub client.Client, name string) {
 				Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}},
 				Template: corev1.PodTemplateSpec{
 					ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "web"}},
-					Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "web", Image: "nginx:1.27"}}},
+					Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "web", Image: webImage}}},
 				},
 			},
 		},

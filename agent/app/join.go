@@ -12,6 +12,7 @@ import (
 func newJoinCommand() *cobra.Command {
 	var hub, token, caHash, name, labels, kubeconfig string
 	var timeout time.Duration
+	var inst installFlags
 	cmd := &cobra.Command{
 		Use:   "join",
 		Short: "Join this member cluster to the hub with a bootstrap token",
@@ -50,6 +51,11 @@ flotilla-system/flotilla-agent-identity on the member cluster. Then run
 			if kubeconfig != "" {
 				next += " --kubeconfig " + kubeconfig
 			}
+			if inst.enabled {
+				fmt.Fprintf(cmd.OutOrStdout(), "Joined the cluster at %s to the hub at %s as member %q; its identity is in Secret %s/%s.\n",
+					cfg.Host, id.Hub, id.Name, join.Namespace, join.SecretName)
+				return runInstall(cmd, cfg, inst)
+			}
 			fmt.Fprintf(cmd.OutOrStdout(), "Joined the cluster at %s to the hub at %s as member %q; its identity is in Secret %s/%s. Next: %s\n",
 				cfg.Host, id.Hub, id.Name, join.Namespace, join.SecretName, next)
 			return nil
@@ -63,5 +69,6 @@ flotilla-system/flotilla-agent-identity on the member cluster. Then run
 	fs.StringVar(&labels, "labels", "", "Labels of the member cluster in the fleet, k=v,k2=v2.")
 	fs.StringVar(&kubeconfig, "kubeconfig", "", "Kubeconfig of the member cluster (default: in-cluster config or $KUBECONFIG).")
 	fs.DurationVar(&timeout, "timeout", join.DefaultTimeout, "How long to wait for the hub.")
+	inst.bind(fs)
 	return cmd
 }

@@ -8,6 +8,7 @@ import (
 
 // KwokProvider runs the suites on a local fleet of kwok clusters (tools/localfleet):
 // real kube-apiservers, etcd, controller-managers and schedulers with fake nodes.
+// With fleet.Options.Provider set to kind, the same fleet runs on kind clusters.
 type KwokProvider struct {
 	*fleet.Fleet
 }

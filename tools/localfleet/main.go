@@ -1,8 +1,11 @@
 // Command localfleet brings up a whole Flotilla fleet on one machine: kwok clusters
 // for the hub and its members, the hub installed from manifests/hub and run with
-// its ServiceAccount's token, and (once joined) an agent per member.
+// its ServiceAccount's token, and (once joined) an agent per member. With
+// --provider kind the clusters are kind nodes in podman and the hub and agents
+// run as pods of the images built from this checkout.
 //
 //	go run ./tools/localfleet up --members 3 [--labels member-1=env=dev,zone=eu] [--hub-replicas 2]
+//	go run ./tools/localfleet up --provider kind --members 1
 //	go run ./tools/localfleet down
 package main
 
@@ -43,6 +46,7 @@ func newCommand() *cobra.Command {
 		SilenceErrors: true,
 	}
 	root.PersistentFlags().StringVar(&dir, "dir", "", "Folder for the fleet's files (default: .localfleet in the repository)")
+	var provider string
 
 	var members, hubReplicas int
 	var labels, hubArgs []string
@@ -55,7 +59,7 @@ func newCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			f, err := fleet.New(fleet.Options{Dir: dir, Members: members, MemberLabels: memberLabels, HubReplicas: hubReplicas, HubArgs: hubArgs})
+			f, err := fleet.New(fleet.Options{Dir: dir, Members: members, MemberLabels: memberLabels, HubReplicas: hubReplicas, HubArgs: hubArgs, Provider: provider})
 			if err != nil {
 				return err
 			}
@@ -66,6 +70,7 @@ func newCommand() *cobra.Command {
 	up.Flags().StringArrayVar(&labels, "labels", nil, "Labels of a member, as member-1=env=dev,zone=eu (repeatable)")
 	up.Flags().IntVar(&hubReplicas, "hub-replicas", 1, "Number of hub processes; with more than one, agents reach them through a TCP balancer")
 	up.Flags().StringArrayVar(&hubArgs, "hub-arg", nil, "An extra flag for every hub process, as --hub-arg=--member-certificate-lifetime=1m (repeatable)")
+	up.Flags().StringVar(&provider, "provider", fleet.ProviderKwok, "Clusters to run: kwok (fake nodes, local hub and agents) or kind (podman nodes from the node image; hub and agents as pods)")
 
 	down := &cobra.Command{
 		Use:   "down",
@@ -88,7 +93,7 @@ func newCommand() *cobra.Command {
 		Short: "Bring the fleet up if needed, place manifests/samples and show the status",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			f, err := fleet.New(fleet.Options{Dir: dir, Members: members})
+			f, err := fleet.New(fleet.Options{Dir: dir, Members: members, Provider: provider})
 			if err != nil {
 				return err
 			}
@@ -96,6 +101,7 @@ func newCommand() *cobra.Command {
 		},
 	}
 	demo.Flags().IntVar(&members, "members", 3, "Number of member clusters when the fleet must be created")
+	demo.Flags().StringVar(&provider, "provider", fleet.ProviderKwok, "Clusters to run when the fleet must be created: kwok or kind")
 
 	agent := &cobra.Command{Use: "agent", Short: "Stop or start one member's agent (fault tests)"}
 	for _, verb := range []string{"stop", "start"} {

@@ -88,6 +88,9 @@ func (f *Fleet) StopAgent(ctx context.Context, member string) error {
 	if err != nil {
 		return err
 	}
+	if st.Provider == ProviderKind {
+		return f.scaleKindAgent(ctx, st, member, 0)
+	}
 	p, ok := st.Processes[agentRole(member)]
 	if !ok {
 		return fmt.Errorf("no agent was started for %q", member)
@@ -107,6 +110,9 @@ func (f *Fleet) StartAgent(ctx context.Context, member string) error {
 	}
 	if !memberKnown(st, member) {
 		return fmt.Errorf("%q is not a member of this fleet", member)
+	}
+	if st.Provider == ProviderKind {
+		return f.scaleKindAgent(ctx, st, member, 1)
 	}
 	if f.bin == "" {
 		return fmt.Errorf("the fleet has no binaries")

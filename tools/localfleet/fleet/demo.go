@@ -22,10 +22,19 @@ func (f *Fleet) Demo(ctx context.Context) error {
 		if err := f.Up(ctx); err != nil {
 			return err
 		}
+		if st, err = f.loadState(); err != nil {
+			return err
+		}
 	}
 	hub := f.HubKubeconfig()
+	samples := filepath.Join(f.opts.RepoRoot, "manifests", "samples")
+	if st.Provider == ProviderKind {
+		if samples, err = f.kindSamples(); err != nil {
+			return err
+		}
+	}
 	done := f.stepf("placing manifests/samples (namespace demo with a ConfigMap and a Deployment) on every member")
-	if _, err := kubectl(ctx, hub, "apply", "-k", filepath.Join(f.opts.RepoRoot, "manifests", "samples")); err != nil {
+	if _, err := kubectl(ctx, hub, "apply", "-k", samples); err != nil {
 		return done(err)
 	}
 	if err := done(nil); err != nil {
@@ -45,6 +54,11 @@ func (f *Fleet) Demo(ctx context.Context) error {
 	})
 	if err := done(err); err != nil {
 		return err
+	}
+	if st.Provider == ProviderKind {
+		if err := f.kindDemoPods(ctx, st); err != nil {
+			return err
+		}
 	}
 	for _, c := range []struct {
 		title string

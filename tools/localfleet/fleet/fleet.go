@@ -41,6 +41,10 @@ type Options struct {
 	TunnelBalancer bool
 	// Out receives progress lines. Default: os.Stdout.
 	Out io.Writer
+	// Provider makes the clusters: ProviderKwok or ProviderKind. Default:
+	// ProviderKwok. Down, agent stop|start and demo on an existing fleet use the
+	// provider it was made with.
+	Provider string
 }
 
 // Fleet is a local fleet rooted at Options.Dir.
@@ -88,6 +92,12 @@ func New(opts Options) (*Fleet, error) {
 	}
 	if opts.HubReplicas < 1 || opts.HubReplicas > 5 {
 		return nil, fmt.Errorf("--hub-replicas must be between 1 and 5, got %d", opts.HubReplicas)
+	}
+	if opts.Provider == "" {
+		opts.Provider = ProviderKwok
+	}
+	if err := validProvider(opts.Provider); err != nil {
+		return nil, err
 	}
 	for name := range opts.MemberLabels {
 		if !validMember(name, opts.Members) {
@@ -149,6 +159,9 @@ func (f *Fleet) stepf(format string, args ...any) func(error) error {
 // Up creates the whole fleet. When a step fails it removes what it made and
 // returns the step's error.
 func (f *Fleet) Up(ctx context.Context) (err error) {
+	if f.opts.Provider == ProviderKind {
+		return f.upKind(ctx)
+	}
 	tools, err := toolchain.Find(f.opts.RepoRoot)
 	if err != nil {
 		return err
@@ -232,12 +245,15 @@ func (f *Fleet) Down(ctx context.Context) error {
 			errs = append(errs, fmt.Errorf("failed to stop %s: %w", role, err))
 		}
 	}
+	if err := f.downKind(ctx, st); err != nil {
+		errs = append(errs, err)
+	}
 	clusters, err := f.kwokClusters(ctx)
 	if err != nil {
 		errs = append(errs, err)
 	}
 	for _, c := range unique(append(st.Clusters, clusters...)) {
-		if f.tools.Kwok == "" {
+		if f.tools.Kwok == "" || st.Provider == ProviderKind {
 			continue
 		}
 		if err := f.kwokctl(ctx, "delete", "cluster", "--name", c); err != nil {

@@ -29,6 +29,10 @@ type State struct {
 	// agents reach the hub through it (HubTunnelAddress is then the
 	// balancer's).
 	BalancerControlAddress string `json:"balancerControlAddress,omitempty"`
+	// Provider made the clusters (ProviderKwok when empty).
+	Provider string `json:"provider,omitempty"`
+	// ImageTag is the tag of the hub and agent images a kind fleet runs.
+	ImageTag string `json:"imageTag,omitempty"`
 }
 
 // Member is one member cluster of the fleet.

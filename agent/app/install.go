@@ -1,0 +1,36 @@
+package app
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"k8s.io/client-go/rest"
+
+	"github.com/flotilla-io/flotilla/agent/install"
+)
+
+// installFlags are `agent join`'s flags for running the agent in the member.
+type installFlags struct {
+	enabled bool
+	image   string
+	timeout time.Duration
+}
+
+func (f *installFlags) bind(fs *pflag.FlagSet) {
+	fs.BoolVar(&f.enabled, "install", false, "After joining, run the agent in the member cluster: apply manifests/agent (built into this binary) and wait until the agent pod runs.")
+	fs.StringVar(&f.image, "image", "", "Agent image for --install (default: the image manifests/agent names).")
+	fs.DurationVar(&f.timeout, "install-timeout", install.DefaultTimeout, "How long --install waits for the agent pod to run.")
+}
+
+// runInstall installs the agent after a join.
+func runInstall(cmd *cobra.Command, cfg *rest.Config, f installFlags) error {
+	res, err := install.Install(cmd.Context(), install.Options{Member: cfg, Image: f.image, Timeout: f.timeout})
+	if err != nil {
+		return fmt.Errorf("the member joined, but the agent was not installed: %w", err)
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "Installed the agent (%s): pod %s/%s runs and connects to the hub with that identity.\n",
+		res.Image, "flotilla-system", res.Pod)
+	return nil
+}
