@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/flotilla-io/flotilla/agent/apply"
@@ -40,6 +42,12 @@ type RunOptions struct {
 	// PropertiesInterval is how often the member's properties are
 	// collected for heartbeats. Default properties.DefaultInterval.
 	PropertiesInterval time.Duration
+	// DenyKinds are kinds the agent never applies, as Kind or Kind.group
+	// (e.g. ClusterRoleBinding.rbac.authorization.k8s.io). Default: none.
+	DenyKinds []string
+	// DenyNamespaces are namespaces the agent never applies into. The agent's
+	// own namespace is always denied. Default: none.
+	DenyNamespaces []string
 }
 
 // NewRunOptions returns the defaults.
@@ -56,6 +64,8 @@ func (o *RunOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Kubeconfig, "kubeconfig", o.Kubeconfig, "Kubeconfig of the member cluster (default: in-cluster config or $KUBECONFIG).")
 	fs.StringVar(&o.MetricsBindAddress, "metrics-bind-address", o.MetricsBindAddress, `Address to serve Prometheus metrics on (/metrics); "0" disables.`)
 	fs.StringVar(&o.HealthProbeBindAddress, "health-probe-bind-address", o.HealthProbeBindAddress, `Address to serve /healthz and /readyz on; "0" disables.`)
+	fs.StringSliceVar(&o.DenyKinds, "deny-kinds", o.DenyKinds, "Kinds the agent never applies, as Kind (core group) or Kind.group, comma-separated; such manifests fail with a message naming this flag.")
+	fs.StringSliceVar(&o.DenyNamespaces, "deny-namespaces", o.DenyNamespaces, "Namespaces the agent never applies into, comma-separated (its own namespace is always refused).")
 	fs.DurationVar(&o.PropertiesInterval, "properties-interval", o.PropertiesInterval, "How often to collect the member cluster's properties (node count, capacity, ...) for heartbeats.")
 }
 
@@ -72,10 +82,26 @@ func (o *RunOptions) Validate() error {
 			return fmt.Errorf("%s %q is not HOST:PORT, :PORT or 0 (disabled)", a.flag, a.value)
 		}
 	}
+	if _, err := o.deniedKinds(); err != nil {
+		return err
+	}
 	if o.PropertiesInterval < time.Second {
 		return fmt.Errorf("--properties-interval %s is too short: at least 1s", o.PropertiesInterval)
 	}
 	return nil
+}
+
+// deniedKinds parses DenyKinds.
+func (o *RunOptions) deniedKinds() ([]schema.GroupKind, error) {
+	out := make([]schema.GroupKind, 0, len(o.DenyKinds))
+	for _, k := range o.DenyKinds {
+		gk := schema.ParseGroupKind(strings.TrimSpace(k))
+		if gk.Kind == "" {
+			return nil, fmt.Errorf("--deny-kinds %q is not Kind or Kind.group", k)
+		}
+		out = append(out, gk)
+	}
+	return out, nil
 }
 
 func newRunCommand() *cobra.Command {
@@ -133,19 +159,32 @@ func Run(ctx context.Context, opts *RunOptions) error {
 		return err
 	}
 
-	applier, err := apply.New(cfg, apply.Options{Namespace: join.Namespace})
+	deniedKinds, err := opts.deniedKinds()
 	if err != nil {
 		return err
 	}
+	// The Applier reports changes of what it applied to the runner, created below.
+	var runner *session.Runner
+	applier, err := apply.New(cfg, apply.Options{
+		Namespace:        join.Namespace,
+		DeniedKinds:      deniedKinds,
+		DeniedNamespaces: opts.DenyNamespaces,
+		OnChange:         func(work string) { runner.Changed(work) },
+	})
+	if err != nil {
+		return err
+	}
+	defer applier.Close()
 	collector, err := properties.New(cfg, properties.Options{Interval: opts.PropertiesInterval, Logger: log.WithName("properties")})
 	if err != nil {
 		return err
 	}
-	runner, err := session.New(session.Options{
-		Applier:    applier,
-		Properties: collector,
-		Metrics:    sessionMetrics,
-		Logger:     log.WithName("session"),
+	runner, err = session.New(session.Options{
+		Applier:        applier,
+		Properties:     collector,
+		Metrics:        sessionMetrics,
+		ChangesWatched: true,
+		Logger:         log.WithName("session"),
 	})
 	if err != nil {
 		return err

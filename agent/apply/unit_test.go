@@ -265,7 +265,7 @@ func TestRegisterTwiceWithOneRegistry(t *testing.T) {
 	for _, f := range families {
 		names = append(names, f.GetName())
 	}
-	if diff := cmp.Diff([]string{"flotilla_agent_apply_total", "flotilla_agent_manifests_removed_total"}, names); diff != "" {
+	if diff := cmp.Diff([]string{"flotilla_agent_apply_total", "flotilla_agent_drifts_total", "flotilla_agent_manifests_removed_total", "flotilla_agent_watched_resources"}, names); diff != "" {
 		t.Errorf("registered metrics mismatch (-want +got):\n%s", diff)
 	}
 }

@@ -79,6 +79,12 @@ type Options struct {
 	// DefaultRecheckInterval (5s).
 	RecheckInterval time.Duration
 
+	// ChangesWatched is set when the Applier watches the objects it applied and
+	// reports their changes through Runner.Changed: Works are then rechecked on
+	// every change and never polled, and RecheckInterval is not used.
+	// Default: false (Works applied but not available are polled).
+	ChangesWatched bool
+
 	// MaxConcurrentApplies bounds how many Works are processed at once.
 	// Default: DefaultMaxConcurrentApplies (4).
 	MaxConcurrentApplies int

@@ -56,6 +56,20 @@ type PlacementSpec struct {
 	// +optional
 	Strategy RolloutStrategy `json:"strategy,omitempty"`
 
+	// StatusFeedback asks the agents to report values of the placed objects, per
+	// cluster, in status.placementStatuses[].feedback.
+	// +kubebuilder:validation:MaxItems=20
+	// +optional
+	StatusFeedback []StatusFeedbackRule `json:"statusFeedback,omitempty"`
+
+	// AvailabilityRules tell the agents how to judge the availability of kinds they
+	// cannot judge themselves (custom resources), or override how they judge one:
+	// one CEL expression per kind.
+	// +kubebuilder:validation:MaxItems=50
+	// +kubebuilder:validation:XValidation:rule="self.all(r, self.exists_one(o, o.kind == r.kind && (has(o.group) ? o.group : '') == (has(r.group) ? r.group : '')))",message="at most one availability rule per kind"
+	// +optional
+	AvailabilityRules []AvailabilityRule `json:"availabilityRules,omitempty"`
+
 	// RevisionHistoryLimit is how many old resource and scheduling policy snapshots
 	// are kept, for inspection and rollback.
 	// +kubebuilder:default=10
@@ -158,8 +172,22 @@ type PerClusterPlacementStatus struct {
 	// +optional
 	DiffedPlacements []DiffedResourcePlacement `json:"diffedPlacements,omitempty"`
 
+	// DriftedPlacements are the resources changed on the cluster, in fields the hub
+	// manages, and left so because whenToApply is IfNotDrifted. At most 100 are
+	// listed.
+	// +kubebuilder:validation:MaxItems=100
+	// +optional
+	DriftedPlacements []DriftedResourcePlacement `json:"driftedPlacements,omitempty"`
+
+	// Feedback holds the values that spec.statusFeedback asks for, per resource.
+	// At most 100 resources are listed.
+	// +kubebuilder:validation:MaxItems=100
+	// +optional
+	Feedback []ResourceFeedback `json:"feedback,omitempty"`
+
 	// Conditions describe the placement on this cluster: Scheduled, RolloutStarted,
-	// Overridden, WorkSynchronized, Applied and Available.
+	// Overridden, WorkSynchronized, Applied and Available (DiffReported instead of
+	// Applied when the apply strategy is ReportDiff).
 	// +listType=map
 	// +listMapKey=type
 	// +optional
