@@ -158,7 +158,10 @@ func (a *Applier) applyManifest(ctx context.Context, s *scope, m *manifest) resu
 			log.Info("Taking over an existing object", "previousWork", owner, "whenToTakeOver", s.strategy.WhenToTakeOver)
 		}
 	}
-	out, err := a.write(ctx, s, m, live, false)
+	// Fields of an object that is already the Work's are the Work's: a member-side
+	// edit in between (a drift) does not make applying the hub's spec a conflict.
+	ours := live != nil && live.GetAnnotations()[AnnotationWork] == s.work.Name
+	out, err := a.write(ctx, s, m, live, ours)
 	if err != nil {
 		log.V(1).Info("Failed to apply a manifest", "error", err.Error())
 		return failed(apiMessage(err))

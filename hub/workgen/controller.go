@@ -77,6 +77,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (ctrl
 		conditions.Set(&b.Status.Conditions, placementv1beta1.ConditionWorkSynchronized, metav1.ConditionTrue,
 			placementv1beta1.ReasonWorkSynchronized, fmt.Sprintf("Work %s/%s holds snapshot %s", work.Namespace, work.Name, b.Spec.ResourceSnapshotName), b.Generation)
 		copyWorkStatus(b, work)
+		copyAgentReports(b, work)
 	}
 	if !equality.Semantic.DeepEqual(*before, b.Status) {
 		if uerr := r.Client.Status().Update(ctx, b); uerr != nil {
@@ -128,7 +129,7 @@ func (r *Reconciler) syncWork(ctx context.Context, b *placementv1beta1.ClusterRe
 		controllerutil.AddFinalizer(work, placementv1beta1.AppliedResourcesCleanupFinalizer)
 		work.Spec.Workload.Manifests = manifests
 		work.Spec.ApplyStrategy = b.Spec.ApplyStrategy.DeepCopy()
-		work.Spec.DeleteStrategy = crp.Spec.Strategy.DeleteStrategy.DeepCopy()
+		setAgentSpec(work, crp)
 		return controllerutil.SetControllerReference(b, work, r.Scheme)
 	})
 	if apierrors.IsNotFound(err) {
@@ -217,5 +218,6 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Named("workgen").
 		For(&placementv1beta1.ClusterResourceBinding{}).
 		Watches(&placementv1beta1.Work{}, handler.EnqueueRequestForOwner(mgr.GetScheme(), mgr.GetRESTMapper(), &placementv1beta1.ClusterResourceBinding{}, handler.OnlyControllerOwner())).
+		Watches(&placementv1beta1.ClusterResourcePlacement{}, bindingsOfPlacement(mgr.GetClient())).
 		Complete(conflict.RequeueOnConflict(r))
 }

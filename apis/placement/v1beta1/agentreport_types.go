@@ -239,3 +239,9 @@ const (
 	// rule for the resource's kind does not compile; the message says why.
 	ReasonAvailabilityRuleInvalid = "AvailabilityRuleInvalid"
 )
+
+// Placement-level DiffReported condition types (ReportDiff placements).
+const (
+	ConditionClusterResourcePlacementDiffReported = clusterResourcePlacementConditionPrefix + ConditionDiffReported
+	ConditionResourcePlacementDiffReported        = resourcePlacementConditionPrefix + ConditionDiffReported
+)
