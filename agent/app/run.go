@@ -48,7 +48,20 @@ type RunOptions struct {
 	// DenyNamespaces are namespaces the agent never applies into. The agent's
 	// own namespace is always denied. Default: none.
 	DenyNamespaces []string
+	// RBACProfile is the RBAC profile the agent was installed with, from
+	// manifests/agent: "full" (default) or "least-privilege".
+	RBACProfile string
 }
+
+// RBAC profiles of manifests/agent.
+const (
+	RBACProfileFull           = "full"
+	RBACProfileLeastPrivilege = "least-privilege"
+	// namespacedClusterRole and agentServiceAccount are names the least-privilege
+	// profile of manifests/agent installs.
+	namespacedClusterRole = "flotilla-agent-namespaced"
+	agentServiceAccount   = "flotilla-agent"
+)
 
 // NewRunOptions returns the defaults.
 func NewRunOptions() *RunOptions {
@@ -56,6 +69,7 @@ func NewRunOptions() *RunOptions {
 		MetricsBindAddress:     ":8090",
 		HealthProbeBindAddress: ":8091",
 		PropertiesInterval:     properties.DefaultInterval,
+		RBACProfile:            RBACProfileFull,
 	}
 }
 
@@ -66,6 +80,7 @@ func (o *RunOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.HealthProbeBindAddress, "health-probe-bind-address", o.HealthProbeBindAddress, `Address to serve /healthz and /readyz on; "0" disables.`)
 	fs.StringSliceVar(&o.DenyKinds, "deny-kinds", o.DenyKinds, "Kinds the agent never applies, as Kind (core group) or Kind.group, comma-separated; such manifests fail with a message naming this flag.")
 	fs.StringSliceVar(&o.DenyNamespaces, "deny-namespaces", o.DenyNamespaces, "Namespaces the agent never applies into, comma-separated (its own namespace is always refused).")
+	fs.StringVar(&o.RBACProfile, "rbac-profile", o.RBACProfile, `RBAC profile the agent was installed with (manifests/agent): "full", or "least-privilege", where the agent binds itself, in every namespace it applies, to ClusterRole `+namespacedClusterRole+` and watches namespace by namespace.`)
 	fs.DurationVar(&o.PropertiesInterval, "properties-interval", o.PropertiesInterval, "How often to collect the member cluster's properties (node count, capacity, ...) for heartbeats.")
 }
 
@@ -81,6 +96,9 @@ func (o *RunOptions) Validate() error {
 		if _, _, err := net.SplitHostPort(a.value); err != nil {
 			return fmt.Errorf("%s %q is not HOST:PORT, :PORT or 0 (disabled)", a.flag, a.value)
 		}
+	}
+	if o.RBACProfile != RBACProfileFull && o.RBACProfile != RBACProfileLeastPrivilege {
+		return fmt.Errorf("--rbac-profile %q is neither %s nor %s", o.RBACProfile, RBACProfileFull, RBACProfileLeastPrivilege)
 	}
 	if _, err := o.deniedKinds(); err != nil {
 		return err
@@ -163,12 +181,17 @@ func Run(ctx context.Context, opts *RunOptions) error {
 	if err != nil {
 		return err
 	}
+	var leastPrivilege *apply.LeastPrivilege
+	if opts.RBACProfile == RBACProfileLeastPrivilege {
+		leastPrivilege = &apply.LeastPrivilege{ClusterRole: namespacedClusterRole, ServiceAccountNamespace: join.Namespace, ServiceAccountName: agentServiceAccount}
+	}
 	// The Applier reports changes of what it applied to the runner, created below.
 	var runner *session.Runner
 	applier, err := apply.New(cfg, apply.Options{
 		Namespace:        join.Namespace,
 		DeniedKinds:      deniedKinds,
 		DeniedNamespaces: opts.DenyNamespaces,
+		LeastPrivilege:   leastPrivilege,
 		OnChange:         func(work string) { runner.Changed(work) },
 	})
 	if err != nil {

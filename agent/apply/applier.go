@@ -90,7 +90,7 @@ func New(cfg *rest.Config, opts Options) (*Applier, error) {
 		driftMemos: map[string]map[objectKey]*driftMemo{},
 	}
 	if opts.OnChange != nil {
-		a.watch = newWatcher(dyn, opts.OnChange)
+		a.watch = newWatcher(dyn, opts.OnChange, opts.LeastPrivilege != nil)
 	}
 	return a, nil
 }
@@ -399,7 +399,7 @@ func (a *Applier) watchApplied(s *scope) {
 	}
 	for i, m := range s.manifests {
 		if m.mapping != nil && s.results[i].applied == metav1.ConditionTrue {
-			a.watch.ensure(m.mapping.Resource)
+			a.watch.ensure(m.mapping.Resource, m.obj.GetNamespace())
 		}
 	}
 	watchedResources.Set(float64(a.watch.resources()))

@@ -56,7 +56,7 @@ var (
 
 	watchedResources = prometheus.NewGauge(prometheus.GaugeOpts{
 		Name: "flotilla_agent_watched_resources",
-		Help: "Resources (kinds) of applied objects the agent watches.",
+		Help: "Informers the agent runs on the objects it applied: one per resource (kind), or per resource and namespace with the least-privilege profile.",
 	})
 
 	manifestsRemovedTotal = prometheus.NewCounter(prometheus.CounterOpts{

@@ -65,10 +65,27 @@ type Options struct {
 	// the agent's own RBAC. Default: DefaultProtectedClusterObjects.
 	ProtectedClusterObjects []string
 
+	// LeastPrivilege, if set, makes the Applier work with the least-privilege RBAC
+	// profile of manifests/agent/least-privilege: it may only write namespaced
+	// objects in namespaces it was granted, so for every Namespace it applies it
+	// binds its ServiceAccount there to LeastPrivilege.ClusterRole, and it watches
+	// what it applied namespace by namespace. Default: nil (full access).
+	LeastPrivilege *LeastPrivilege
+
 	// OnChange, if set, is called with the name of a Work whenever an object the
 	// Applier applied for it changes on the member (it is watched, not polled).
 	// It must not block. Default: nil (nothing is watched).
 	OnChange func(workName string)
+}
+
+// LeastPrivilege configures the least-privilege RBAC profile.
+type LeastPrivilege struct {
+	// ClusterRole is the role bound in every applied namespace, with what the agent
+	// may do to namespaced objects. Required.
+	ClusterRole string
+	// ServiceAccountNamespace and ServiceAccountName name the agent's
+	// ServiceAccount, the subject of the bindings. Required.
+	ServiceAccountNamespace, ServiceAccountName string
 }
 
 // DefaultProtectedClusterObjects are the agent's own RBAC objects as manifests/agent

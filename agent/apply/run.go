@@ -127,6 +127,11 @@ func (a *Applier) applyAll(ctx context.Context, s *scope) []result {
 			continue
 		}
 		r := a.applyManifest(ctx, s, m)
+		if r.applied == metav1.ConditionTrue && m.gvk.GroupKind() == namespaceGK {
+			if err := a.grant(ctx, m.obj.GetName()); err != nil {
+				r = failed(err.Error())
+			}
+		}
 		results[m.ordinal] = r
 		if r.applied == metav1.ConditionTrue {
 			if served, ok := m.crdServes(); ok {

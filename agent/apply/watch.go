@@ -35,33 +35,55 @@ import (
 type watcher struct {
 	dynamic  dynamic.Interface
 	onChange func(workName string)
-	stop     chan struct{}
+	// perNamespace watches namespaced resources namespace by namespace, for an
+	// agent that may not list them cluster-wide (least-privilege profile).
+	perNamespace bool
+	stop         chan struct{}
 
 	mu        sync.Mutex
-	informers map[schema.GroupVersionResource]cache.SharedIndexInformer
+	informers map[watchKey]cache.SharedIndexInformer
 	closed    bool
 }
 
-func newWatcher(dyn dynamic.Interface, onChange func(string)) *watcher {
+// watchKey is what one informer watches: a resource, in one namespace or in all
+// ("").
+type watchKey struct {
+	gvr       schema.GroupVersionResource
+	namespace string
+}
+
+func newWatcher(dyn dynamic.Interface, onChange func(string), perNamespace bool) *watcher {
 	return &watcher{
-		dynamic:   dyn,
-		onChange:  onChange,
-		stop:      make(chan struct{}),
-		informers: map[schema.GroupVersionResource]cache.SharedIndexInformer{},
+		dynamic:      dyn,
+		onChange:     onChange,
+		perNamespace: perNamespace,
+		stop:         make(chan struct{}),
+		informers:    map[watchKey]cache.SharedIndexInformer{},
 	}
+}
+
+// keyOf returns the informer that watches an object of gvr in namespace ("" for
+// cluster-scoped objects).
+func (w *watcher) keyOf(gvr schema.GroupVersionResource, namespace string) watchKey {
+	if !w.perNamespace {
+		namespace = metav1.NamespaceAll
+	}
+	return watchKey{gvr: gvr, namespace: namespace}
 }
 
 // appliedSelector selects the objects the Applier applied.
 var appliedSelector = labels.SelectorFromSet(labels.Set{LabelAppliedBy: AppliedByAgent}).String()
 
-// ensure starts the informer of a resource unless it runs already.
-func (w *watcher) ensure(gvr schema.GroupVersionResource) {
+// ensure starts the informer for objects of a resource in a namespace unless it
+// runs already.
+func (w *watcher) ensure(gvr schema.GroupVersionResource, namespace string) {
+	key := w.keyOf(gvr, namespace)
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.closed || w.informers[gvr] != nil {
+	if w.closed || w.informers[key] != nil {
 		return
 	}
-	inf := dynamicinformer.NewFilteredDynamicInformer(w.dynamic, gvr, metav1.NamespaceAll, 0, cache.Indexers{},
+	inf := dynamicinformer.NewFilteredDynamicInformer(w.dynamic, gvr, key.namespace, 0, cache.Indexers{},
 		func(o *metav1.ListOptions) { o.LabelSelector = appliedSelector }).Informer()
 	// Managed fields are large and never read from the cache.
 	_ = inf.SetTransform(func(obj any) (any, error) {
@@ -75,7 +97,7 @@ func (w *watcher) ensure(gvr schema.GroupVersionResource) {
 		UpdateFunc: func(_, obj any) { w.notify(obj) },
 		DeleteFunc: w.notify,
 	})
-	w.informers[gvr] = inf
+	w.informers[key] = inf
 	go inf.Run(w.stop)
 }
 
@@ -96,7 +118,7 @@ func (w *watcher) notify(obj any) {
 // is false when the cache cannot answer (the caller then asks the API server).
 func (w *watcher) get(gvr schema.GroupVersionResource, namespace, name string) (obj *unstructured.Unstructured, found bool) {
 	w.mu.Lock()
-	inf := w.informers[gvr]
+	inf := w.informers[w.keyOf(gvr, namespace)]
 	w.mu.Unlock()
 	if inf == nil || !inf.HasSynced() {
 		return nil, false
@@ -119,7 +141,7 @@ func (w *watcher) get(gvr schema.GroupVersionResource, namespace, name string) (
 	return u.DeepCopy(), true
 }
 
-// resources returns how many resources are watched.
+// resources returns how many informers run.
 func (w *watcher) resources() int {
 	w.mu.Lock()
 	defer w.mu.Unlock()
