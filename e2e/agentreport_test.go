@@ -135,9 +135,22 @@ func TestMemberEditsAreRevertedOrReportedAsDrifts(t *testing.T) {
 	if err := hub.Update(ctx, crp); err != nil {
 		t.Fatal(err)
 	}
-	framework.Eventually(t, time.Minute, clusterStatus(ctx, hub, name, member, func(pcs *placementv1beta1.PerClusterPlacementStatus) error {
-		return perClusterCondition(pcs, placementv1beta1.ConditionApplied, metav1.ConditionTrue, "")
-	}))
+	// Wait until the member applied the Work with the new strategy.
+	framework.Eventually(t, time.Minute, func() error {
+		w := &placementv1beta1.Work{}
+		if err := hub.Get(ctx, types.NamespacedName{Namespace: "flotilla-member-" + member, Name: name + "-work"}, w); err != nil {
+			return err
+		}
+		if s := w.Spec.ApplyStrategy; s == nil || s.WhenToApply != placementv1beta1.WhenToApplyIfNotDrifted {
+			return fmt.Errorf("the Work's apply strategy is %+v, want whenToApply IfNotDrifted", s)
+		}
+		for _, c := range w.Status.Conditions {
+			if c.Type == placementv1beta1.ConditionApplied && c.ObservedGeneration == w.Generation && c.Status == metav1.ConditionTrue {
+				return nil
+			}
+		}
+		return fmt.Errorf("the member has not applied generation %d of the Work yet", w.Generation)
+	})
 	setColor(t, member, name, "green")
 	framework.Eventually(t, 30*time.Second, clusterStatus(ctx, hub, name, member, func(pcs *placementv1beta1.PerClusterPlacementStatus) error {
 		if err := perClusterCondition(pcs, placementv1beta1.ConditionApplied, metav1.ConditionFalse, placementv1beta1.ReasonFoundDrifts); err != nil {
