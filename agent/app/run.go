@@ -12,18 +12,25 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/restmapper"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/flotilla-io/flotilla/agent/apply"
 	"github.com/flotilla-io/flotilla/agent/join"
 	"github.com/flotilla-io/flotilla/agent/properties"
 	"github.com/flotilla-io/flotilla/agent/session"
+	"github.com/flotilla-io/flotilla/agent/upsync"
 	"github.com/flotilla-io/flotilla/pkg/tunnel"
 	"github.com/flotilla-io/flotilla/pkg/version"
 )
@@ -202,11 +209,17 @@ func Run(ctx context.Context, opts *RunOptions) error {
 	if err != nil {
 		return err
 	}
+	upsyncer, err := newUpsyncer(cfg, func(m tunnel.Upsync) error { return runner.SendUpsync(m) }, log.WithName("upsync"))
+	if err != nil {
+		return err
+	}
+	defer upsyncer.Close()
 	runner, err = session.New(session.Options{
 		Applier:        applier,
 		Properties:     collector,
 		Metrics:        sessionMetrics,
 		ChangesWatched: true,
+		Upsync:         upsyncer,
 		Logger:         log.WithName("session"),
 	})
 	if err != nil {
@@ -297,4 +310,18 @@ func serveHTTP(ctx context.Context, l net.Listener, h http.Handler) error {
 		return fmt.Errorf("the HTTP server on %s failed: %w", l.Addr(), err)
 	}
 	return nil
+}
+
+// newUpsyncer returns the agent's upsync, with its own dynamic client and
+// discovery of the member.
+func newUpsyncer(cfg *rest.Config, send upsync.Sender, log logr.Logger) (*upsync.Syncer, error) {
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("failed to create the dynamic client of the member cluster: %w", err)
+	}
+	disc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("failed to create the discovery client of the member cluster: %w", err)
+	}
+	return upsync.New(dyn, restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disc)), send, log), nil
 }

@@ -78,6 +78,9 @@ func (r *Runner) workLoop(ctx context.Context, c *conn) error {
 		case tunnel.WorkSyncDone:
 			c.log.Info("In sync with the hub")
 			r.reportAll()
+			if r.opts.Upsync != nil {
+				r.opts.Upsync.Resync()
+			}
 		default:
 			c.log.V(1).Info("Ignoring a work message", "type", m.FrameType().String())
 		}
@@ -250,6 +253,9 @@ func (r *Runner) apply(ctx context.Context, st *workState, work *placementv1beta
 	// An unchanged spec the hub sent again is reported even if its status
 	// did not change: the hub may have lost it.
 	r.report(st.name, unchanged)
+	if r.opts.Upsync != nil && err == nil {
+		r.opts.Upsync.Set(work)
+	}
 	if complete {
 		r.queue.Forget(st.name)
 	} else {
@@ -269,6 +275,9 @@ func (r *Runner) remove(ctx context.Context, st *workState) {
 		return
 	}
 	r.log.V(1).Info("Removed the Work", "work", st.name)
+	if r.opts.Upsync != nil {
+		r.opts.Upsync.Remove(st.name)
+	}
 	r.confirmRemoved(st.name)
 	r.queue.Forget(st.name)
 	r.mu.Lock()

@@ -9,6 +9,7 @@ import (
 	"golang.org/x/time/rate"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/client-go/dynamic"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -26,6 +27,7 @@ import (
 	"github.com/flotilla-io/flotilla/hub/scheduler/framework"
 	"github.com/flotilla-io/flotilla/hub/scheduler/plugins"
 	"github.com/flotilla-io/flotilla/hub/tunnelserver"
+	"github.com/flotilla-io/flotilla/hub/upsync"
 	"github.com/flotilla-io/flotilla/hub/workcleanup"
 	"github.com/flotilla-io/flotilla/hub/workgen"
 )
@@ -47,6 +49,11 @@ func setupHub(_ context.Context, mgr ctrl.Manager, opts *Options) error {
 	if err != nil {
 		return fmt.Errorf("failed to create a client: %w", err)
 	}
+	dyn, err := dynamic.NewForConfig(mgr.GetConfig())
+	if err != nil {
+		return fmt.Errorf("failed to create a dynamic client: %w", err)
+	}
+	upsyncHandler := &upsync.Handler{Client: direct, Dynamic: dyn, Mapper: mgr.GetRESTMapper(), Log: mgr.GetLogger().WithName("upsync")}
 	tunnels, err := tunnelserver.New(tunnelserver.Options{
 		Namespace:             opts.Namespace,
 		ReplicaName:           opts.ReplicaName,
@@ -54,6 +61,7 @@ func setupHub(_ context.Context, mgr ctrl.Manager, opts *Options) error {
 		AdvertiseAddress:      opts.TunnelAdvertiseAddress,
 		StatusRefreshInterval: opts.StatusRefreshInterval,
 		HeartbeatMisses:       opts.HeartbeatMisses,
+		Upsync:                upsyncHandler,
 	}, mgr.GetClient(), direct, mgr.GetCache(), metrics.Registry, mgr.GetEventRecorder("tunnel"), mgr.GetLogger().WithName("tunnel"))
 	if err != nil {
 		return err
@@ -87,6 +95,7 @@ func setupHub(_ context.Context, mgr ctrl.Manager, opts *Options) error {
 		&workgen.Reconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme()},
 		&workcleanup.Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("workcleanup"), Timeout: opts.WorkCleanupTimeout},
 		&eviction.Reconciler{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder("eviction")},
+		&upsync.Reconciler{Client: mgr.GetClient(), Handler: upsyncHandler},
 	}
 	for _, c := range controllers {
 		if err := c.SetupWithManager(mgr); err != nil {

@@ -33,6 +33,10 @@ import (
 func perClusterAgentReports(b *placementv1beta1.ClusterResourceBinding, pcs *placementv1beta1.PerClusterPlacementStatus, stale bool, gen int64) {
 	pcs.DriftedPlacements = b.Status.DriftedPlacements
 	pcs.Feedback = b.Status.Feedback
+	// Upsynced is written by the hub's upsync handler as the agent mirrors objects.
+	if c := conditions.Get(b.Status.Conditions, placementv1beta1.ConditionUpsynced); c != nil {
+		conditions.Set(&pcs.Conditions, placementv1beta1.ConditionUpsynced, c.Status, c.Reason, c.Message, gen)
+	}
 	if !isReportDiff(b.Spec.ApplyStrategy) {
 		return
 	}

@@ -245,3 +245,60 @@ const (
 	ConditionClusterResourcePlacementDiffReported = clusterResourcePlacementConditionPrefix + ConditionDiffReported
 	ConditionResourcePlacementDiffReported        = resourcePlacementConditionPrefix + ConditionDiffReported
 )
+
+// UpsyncSelector selects objects born on member clusters, inside the namespaces a
+// placement places there, to mirror to the hub (kcp's upsync).
+type UpsyncSelector struct {
+	// Group is the API group of the kind; empty for the core group.
+	// +kubebuilder:validation:MaxLength=253
+	// +optional
+	Group string `json:"group,omitempty"`
+
+	// Version is the API version of the kind, such as v1.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	// +required
+	Version string `json:"version"`
+
+	// Kind is the kind, such as ConfigMap. It must be namespaced.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	// +required
+	Kind string `json:"kind"`
+
+	// LabelSelector selects the objects by their labels; unset selects every
+	// object of the kind.
+	// +optional
+	LabelSelector *metav1.LabelSelector `json:"labelSelector,omitempty"`
+}
+
+// Labels and annotations of upsynced objects on the hub.
+const (
+	// LabelUpsyncedFrom holds, on an object mirrored to the hub, the member cluster
+	// it was born on. Only that cluster's mirror may change or remove it.
+	LabelUpsyncedFrom = "placement.flotilla.io/upsynced-from"
+	// AnnotationUpsyncedWork holds, on an object mirrored to the hub, the Work
+	// whose upsync selectors matched it.
+	AnnotationUpsyncedWork = "placement.flotilla.io/upsynced-work"
+)
+
+// Upsynced reports, per cluster, whether the objects the placement's upsync
+// selectors match on the cluster are mirrored to the hub. It is a condition of
+// bindings, written by the hub as the agent mirrors objects.
+const (
+	// ConditionUpsynced is the type of the Upsynced condition.
+	ConditionUpsynced = "Upsynced"
+
+	// ReasonUpsynced (True): every matching object is mirrored.
+	ReasonUpsynced = "Upsynced"
+	// ReasonUpsyncConflict (False): an object of the same name exists on the hub
+	// and is not mirrored from this cluster (it is the hub's, or another
+	// cluster's mirror); it is left as it is.
+	ReasonUpsyncConflict = "UpsyncConflict"
+	// ReasonUpsyncNotServed (False): the member does not serve the kind of an
+	// upsync selector, or the kind is cluster-scoped.
+	ReasonUpsyncNotServed = "UpsyncNotServed"
+	// ReasonUpsyncRefused (False): the hub refused an object the agent sent, such
+	// as one outside the placed namespaces.
+	ReasonUpsyncRefused = "UpsyncRefused"
+)

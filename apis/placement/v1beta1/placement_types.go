@@ -70,6 +70,15 @@ type PlacementSpec struct {
 	// +optional
 	AvailabilityRules []AvailabilityRule `json:"availabilityRules,omitempty"`
 
+	// UpsyncSelectors select objects born on member clusters, inside the
+	// namespaces this placement places there, to mirror to the hub under the same
+	// namespace and name, labelled placement.flotilla.io/upsynced-from: <cluster>.
+	// An object is mirrored from one cluster only: the same object on a second
+	// cluster is reported as a conflict (the Upsynced condition), not merged.
+	// +kubebuilder:validation:MaxItems=20
+	// +optional
+	UpsyncSelectors []UpsyncSelector `json:"upsyncSelectors,omitempty"`
+
 	// RevisionHistoryLimit is how many old resource and scheduling policy snapshots
 	// are kept, for inspection and rollback.
 	// +kubebuilder:default=10

@@ -71,6 +71,12 @@ type WorkSpec struct {
 	// +kubebuilder:validation:MaxItems=50
 	// +optional
 	AvailabilityRules []AvailabilityRule `json:"availabilityRules,omitempty"`
+
+	// UpsyncSelectors select objects born on the member, in the namespaces the
+	// Work places, for the agent to mirror to the hub; copied from the placement.
+	// +kubebuilder:validation:MaxItems=20
+	// +optional
+	UpsyncSelectors []UpsyncSelector `json:"upsyncSelectors,omitempty"`
 }
 
 // WorkloadTemplate is the resources of a Work.
