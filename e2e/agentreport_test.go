@@ -328,3 +328,85 @@ status:
 	}))
 	t.Logf("Available=False on the hub %s after the node was deleted", time.Since(start).Round(time.Second))
 }
+
+// A ConfigMap born on a member inside a placed namespace is mirrored to the hub,
+// kept in sync, reported as a conflict when a second member has it too, and
+// removed from the hub when removed on the member.
+func TestConfigMapBornOnAMemberIsUpsyncedAndRemoved(t *testing.T) {
+	ctx := context.Background()
+	hub := hubClient(t)
+	const name = "e2e-upsync"
+	configMapNamespace(t, hub, name)
+	placeOn(t, hub, name, "member-1", func(s *placementv1beta1.PlacementSpec) {
+		s.Policy.ClusterNames = []string{"member-1", "member-2"}
+		s.UpsyncSelectors = []placementv1beta1.UpsyncSelector{{Version: "v1", Kind: "ConfigMap",
+			LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"upsync": "true"}}}}
+	})
+	framework.Eventually(t, 2*time.Minute, framework.PlacementConditionsTrue(ctx, hub, name, "member-1", "member-2"))
+
+	born := func(value string) *corev1.ConfigMap {
+		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: name, Name: "born", Labels: map[string]string{"upsync": "true"}},
+			Data: map[string]string{"value": value}}
+	}
+	m1 := memberClient(t, "member-1")
+	if err := m1.Create(ctx, born("one")); err != nil {
+		t.Fatal(err)
+	}
+	mirrorValue := func(want string) func() error {
+		return func() error {
+			cm := &corev1.ConfigMap{}
+			if err := hub.Get(ctx, types.NamespacedName{Namespace: name, Name: "born"}, cm); err != nil {
+				return err
+			}
+			if from := cm.Labels[placementv1beta1.LabelUpsyncedFrom]; from != "member-1" || cm.Data["value"] != want {
+				return fmt.Errorf("the mirror is from %q with value %q, want member-1 with %q", from, cm.Data["value"], want)
+			}
+			return nil
+		}
+	}
+	framework.Eventually(t, 30*time.Second, mirrorValue("one"))
+
+	cm := &corev1.ConfigMap{}
+	if err := m1.Get(ctx, types.NamespacedName{Namespace: name, Name: "born"}, cm); err != nil {
+		t.Fatal(err)
+	}
+	cm.Data["value"] = "two"
+	if err := m1.Update(ctx, cm); err != nil {
+		t.Fatal(err)
+	}
+	framework.Eventually(t, 30*time.Second, mirrorValue("two"))
+
+	// The same ConfigMap on member-2 is a conflict; the mirror stays member-1's.
+	if err := memberClient(t, "member-2").Create(ctx, born("other")); err != nil {
+		t.Fatal(err)
+	}
+	framework.Eventually(t, 30*time.Second, clusterStatus(ctx, hub, name, "member-2", func(pcs *placementv1beta1.PerClusterPlacementStatus) error {
+		return perClusterCondition(pcs, placementv1beta1.ConditionUpsynced, metav1.ConditionFalse, placementv1beta1.ReasonUpsyncConflict)
+	}))
+	framework.Consistently(t, 3*time.Second, mirrorValue("two"))
+
+	// The mirror is not placed back onto the members.
+	framework.Consistently(t, 5*time.Second, func() error {
+		crp := &placementv1beta1.ClusterResourcePlacement{}
+		if err := hub.Get(ctx, types.NamespacedName{Name: name}, crp); err != nil {
+			return err
+		}
+		for _, r := range crp.Status.SelectedResources {
+			if r.Name == "born" {
+				return fmt.Errorf("the placement selects the mirror: %+v", r)
+			}
+		}
+		return nil
+	})
+
+	if err := m1.Delete(ctx, cm); err != nil {
+		t.Fatal(err)
+	}
+	framework.Eventually(t, 30*time.Second, func() error {
+		err := hub.Get(ctx, types.NamespacedName{Namespace: name, Name: "born"}, &corev1.ConfigMap{})
+		if err == nil {
+			return fmt.Errorf("the mirror is still on the hub")
+		}
+		return client.IgnoreNotFound(err)
+	})
+}
