@@ -121,9 +121,13 @@ func newScope(work *placementv1beta1.Work) *scope {
 // the Applied and Available conditions of the Work and of each manifest, observed at
 // work.Generation.
 //
-// Objects are applied with server-side apply; type ClientSideApply is applied that
-// way too. Fields other managers own are taken over (forced) when whenToTakeOver is
-// Always or serverSideApplyConfig.force is set. An object that exists but is not the
+// Objects are applied with server-side apply, or, with type ClientSideApply, with a
+// three-way merge against the configuration last applied (clientSideApply). Fields
+// other managers own are taken over (forced) when the object is already the Work's,
+// when whenToTakeOver is Always or when serverSideApplyConfig.force is set. Every
+// applied object carries LabelAppliedBy and AnnotationWork. Manifests the guards
+// refuse (the agent's own namespace and RBAC, Options.DeniedKinds and
+// Options.DeniedNamespaces) fail. An object that exists but is not the
 // Work's (it lacks AnnotationWork with the Work's name) is taken over as
 // whenToTakeOver says: Always; IfNoDiff, only if applying would change nothing and,
 // with comparisonOption FullComparison, the member sets no field the manifest leaves
@@ -131,7 +135,7 @@ func newScope(work *placementv1beta1.Work) *scope {
 //
 // A Work whose spec has not changed since an apply that applied everything is not
 // applied again, as long as its objects are still there and still the Work's; only
-// their availability is re-evaluated.
+// their drift and availability are re-evaluated (see Status).
 //
 // Manifests that cannot be applied are reported in the status, not as an error. The
 // error is for what stops the Applier from doing its job (reading or writing the
@@ -308,10 +312,12 @@ func (a *Applier) pendingStatus(s *scope, message string) placementv1beta1.WorkS
 	return buildStatus(s, results, a.previousStatus(s.work))
 }
 
-// Status re-evaluates the availability of what the Work applied, without applying
-// anything, and returns the Work's status as Apply would. Manifests of a spec that
-// has not been applied are reported as ApplyPending. On error (the member could not
-// be read) the status is empty.
+// Status re-evaluates what the Work applied — availability, status feedback and
+// drift — and returns the Work's status as Apply would. It applies nothing, except
+// that drifted objects are applied again when whenToApply is Always. Objects are read
+// from the watch's cache when there is one. Manifests of a spec that has not been
+// applied are reported as ApplyPending. On error (the member could not be read) the
+// status is empty.
 func (a *Applier) Status(ctx context.Context, work *placementv1beta1.Work) (placementv1beta1.WorkStatus, error) {
 	unlock := a.locks.lock(work.Name)
 	defer unlock()
