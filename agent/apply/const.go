@@ -57,4 +57,6 @@ const AnnotationLastApplied = "placement.flotilla.io/last-applied-configuration"
 const (
 	maxCorrectedPaths = 20
 	maxFeedbackValue  = 1024
+	// maxReportedStatus bounds the status reported for reportBack Mirror.
+	maxReportedStatus = 16 << 10
 )

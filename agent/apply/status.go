@@ -17,10 +17,13 @@ limitations under the License.
 package apply
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/flotilla-io/flotilla/agent/availability"
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
@@ -55,6 +58,9 @@ func buildStatus(s *scope, results []result, prev placementv1beta1.WorkStatus) p
 		}
 		if r.live != nil {
 			mc.Feedback = s.feedback.values(r.live)
+			if s.work.Spec.ReportBack == placementv1beta1.ReportBackMirror {
+				mc.ReportedStatus = reportedStatus(r.live)
+			}
 		}
 		conditions.Set(&mc.Conditions, placementv1beta1.ConditionApplied, r.applied, r.reason, truncate(r.message, maxMessage), gen)
 		avails[i] = manifestAvailability(s.rules, r)
@@ -283,4 +289,18 @@ func some(n, total int, state, first, why string) string {
 	default:
 		return fmt.Sprintf("%d of %d manifests are %s; the first is %s: %s", n, total, state, first, why)
 	}
+}
+
+// reportedStatus returns the status of an object on the member for reportBack
+// Mirror; nil if it has none or it is larger than maxReportedStatus.
+func reportedStatus(live *unstructured.Unstructured) *runtime.RawExtension {
+	st, ok := live.Object["status"].(map[string]any)
+	if !ok || len(st) == 0 {
+		return nil
+	}
+	raw, err := json.Marshal(st)
+	if err != nil || len(raw) > maxReportedStatus {
+		return nil
+	}
+	return &runtime.RawExtension{Raw: raw}
 }

@@ -376,3 +376,22 @@ func TestDeniedNamesTheRule(t *testing.T) {
 		}
 	}
 }
+
+func TestReportedStatusIsTheObjectsStatusWithinBounds(t *testing.T) {
+	obj := func(status any) *unstructured.Unstructured {
+		o := map[string]any{"apiVersion": "v1", "kind": "X"}
+		if status != nil {
+			o["status"] = status
+		}
+		return &unstructured.Unstructured{Object: o}
+	}
+	if got := reportedStatus(obj(map[string]any{"ready": int64(2)})); got == nil || string(got.Raw) != `{"ready":2}` {
+		t.Errorf("reportedStatus() = %v, want {\"ready\":2}", got)
+	}
+	if got := reportedStatus(obj(nil)); got != nil {
+		t.Errorf("reportedStatus(no status) = %s, want nil", got.Raw)
+	}
+	if got := reportedStatus(obj(map[string]any{"big": strings.Repeat("x", maxReportedStatus)})); got != nil {
+		t.Errorf("reportedStatus(too large) is set, want nil")
+	}
+}

@@ -21,6 +21,7 @@ import (
 	"github.com/flotilla-io/flotilla/hub/location"
 	"github.com/flotilla-io/flotilla/hub/membership"
 	"github.com/flotilla-io/flotilla/hub/placement"
+	"github.com/flotilla-io/flotilla/hub/reportback"
 	"github.com/flotilla-io/flotilla/hub/resources"
 	"github.com/flotilla-io/flotilla/hub/rollout"
 	"github.com/flotilla-io/flotilla/hub/scheduler"
@@ -96,6 +97,7 @@ func setupHub(_ context.Context, mgr ctrl.Manager, opts *Options) error {
 		&workcleanup.Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("workcleanup"), Timeout: opts.WorkCleanupTimeout},
 		&eviction.Reconciler{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder("eviction")},
 		&upsync.Reconciler{Client: mgr.GetClient(), Handler: upsyncHandler},
+		&reportback.Reconciler{Client: mgr.GetClient(), Dynamic: dyn, Mapper: mgr.GetRESTMapper()},
 	}
 	for _, c := range controllers {
 		if err := c.SetupWithManager(mgr); err != nil {

@@ -39,8 +39,8 @@ import (
 // allows 100).
 const maxReported = 100
 
-// setAgentSpec copies the placement's delete strategy, status feedback,
-// availability rules and upsync selectors into a Work's spec.
+// setAgentSpec copies the placement's delete strategy, status feedback, report
+// back, availability rules and upsync selectors into a Work's spec.
 func setAgentSpec(work *placementv1beta1.Work, crp *placementv1beta1.ClusterResourcePlacement) {
 	work.Spec.DeleteStrategy = crp.Spec.Strategy.DeleteStrategy.DeepCopy()
 	work.Spec.StatusFeedback = append([]placementv1beta1.StatusFeedbackRule(nil), crp.Spec.StatusFeedback...)
@@ -51,6 +51,7 @@ func setAgentSpec(work *placementv1beta1.Work, crp *placementv1beta1.ClusterReso
 	if len(work.Spec.AvailabilityRules) == 0 {
 		work.Spec.AvailabilityRules = nil
 	}
+	work.Spec.ReportBack = crp.Spec.ReportBack
 	work.Spec.UpsyncSelectors = append([]placementv1beta1.UpsyncSelector(nil), crp.Spec.UpsyncSelectors...)
 	if len(work.Spec.UpsyncSelectors) == 0 {
 		work.Spec.UpsyncSelectors = nil

@@ -302,3 +302,15 @@ const (
 	// as one outside the placed namespaces.
 	ReasonUpsyncRefused = "UpsyncRefused"
 )
+
+// ReportBackMode is what a placement copies back from its member cluster onto the
+// hub's objects.
+// +kubebuilder:validation:Enum=Mirror
+type ReportBackMode string
+
+const (
+	// ReportBackMirror copies the status of every placed object on the member
+	// cluster onto the same object on the hub (its status subresource), for a
+	// placement on exactly one cluster.
+	ReportBackMirror ReportBackMode = "Mirror"
+)

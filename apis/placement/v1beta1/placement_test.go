@@ -538,6 +538,23 @@ func TestPlacementValidation(t *testing.T) {
 			wantRefusal: "spec.statusFeedback[0].jsonPaths: Required value",
 		},
 		{
+			name: "reportBack Mirror on one fixed cluster is accepted",
+			spec: func() placementv1beta1.PlacementSpec {
+				s := spec(pickFixed("member-1"))
+				s.ReportBack = placementv1beta1.ReportBackMirror
+				return s
+			}(),
+		},
+		{
+			name: "reportBack Mirror on every cluster is refused",
+			spec: func() placementv1beta1.PlacementSpec {
+				s := spec(nil)
+				s.ReportBack = placementv1beta1.ReportBackMirror
+				return s
+			}(),
+			wantRefusal: "reportBack Mirror needs a placement on exactly one cluster",
+		},
+		{
 			name: "an unknown whenToApply is refused",
 			spec: func() placementv1beta1.PlacementSpec {
 				s := spec(nil)

@@ -27,6 +27,7 @@ import (
 //
 // +kubebuilder:validation:XValidation:rule="(has(self.policy) && has(self.policy.placementType) ? self.policy.placementType : 'PickAll') == (has(oldSelf.policy) && has(oldSelf.policy.placementType) ? oldSelf.policy.placementType : 'PickAll')",message="placementType is immutable; create a new placement to change it",fieldPath=".policy.placementType"
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.policy) || !has(oldSelf.policy.tolerations) || (has(self.policy) && has(self.policy.tolerations) && oldSelf.policy.tolerations.all(t, t in self.policy.tolerations))",message="existing tolerations cannot be changed or removed, only new ones added; create a new placement to change or remove a toleration",fieldPath=".policy.tolerations"
+// +kubebuilder:validation:XValidation:rule="!has(self.reportBack) || (has(self.policy) && has(self.policy.placementType) && ((self.policy.placementType == 'PickFixed' && has(self.policy.clusterNames) && size(self.policy.clusterNames) == 1) || (self.policy.placementType == 'PickN' && has(self.policy.numberOfClusters) && self.policy.numberOfClusters == 1)))",message="reportBack Mirror needs a placement on exactly one cluster: placementType PickFixed with one clusterName, or PickN with numberOfClusters 1",fieldPath=".reportBack"
 type PlacementSpec struct {
 	// ResourceSelectors select the resources to place; a resource is placed if any
 	// selector matches it. For a ClusterResourcePlacement they select cluster-scoped
@@ -61,6 +62,12 @@ type PlacementSpec struct {
 	// +kubebuilder:validation:MaxItems=20
 	// +optional
 	StatusFeedback []StatusFeedbackRule `json:"statusFeedback,omitempty"`
+
+	// ReportBack Mirror copies the status of every placed object on the member
+	// cluster onto the same object on the hub (kinds with a status subresource),
+	// for a placement on exactly one cluster.
+	// +optional
+	ReportBack ReportBackMode `json:"reportBack,omitempty"`
 
 	// AvailabilityRules tell the agents how to judge the availability of kinds they
 	// cannot judge themselves (custom resources), or override how they judge one:

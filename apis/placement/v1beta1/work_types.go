@@ -72,6 +72,12 @@ type WorkSpec struct {
 	// +optional
 	AvailabilityRules []AvailabilityRule `json:"availabilityRules,omitempty"`
 
+	// ReportBack Mirror asks the agent to report the status of every applied
+	// object (status.manifestConditions[].reportedStatus); copied from the
+	// placement.
+	// +optional
+	ReportBack ReportBackMode `json:"reportBack,omitempty"`
+
 	// UpsyncSelectors select objects born on the member, in the namespaces the
 	// Work places, for the agent to mirror to the hub; copied from the placement.
 	// +kubebuilder:validation:MaxItems=20
@@ -134,6 +140,14 @@ type ManifestCondition struct {
 	// (whenToApply Always).
 	// +optional
 	DriftCorrections *DriftCorrections `json:"driftCorrections,omitempty"`
+
+	// ReportedStatus is the status of the object on the member cluster, when the
+	// Work's reportBack is Mirror; unset when larger than 16 KiB.
+	// +kubebuilder:pruning:PreserveUnknownFields
+	// +kubebuilder:validation:Schemaless
+	// +kubebuilder:validation:Type=object
+	// +optional
+	ReportedStatus *runtime.RawExtension `json:"reportedStatus,omitempty"`
 
 	// Feedback holds the values the Work's statusFeedback asks for.
 	// +kubebuilder:validation:MaxItems=20

@@ -926,6 +926,11 @@ func (in *ManifestCondition) DeepCopyInto(out *ManifestCondition) {
 		*out = new(DriftCorrections)
 		(*in).DeepCopyInto(*out)
 	}
+	if in.ReportedStatus != nil {
+		in, out := &in.ReportedStatus, &out.ReportedStatus
+		*out = new(runtime.RawExtension)
+		(*in).DeepCopyInto(*out)
+	}
 	if in.Feedback != nil {
 		in, out := &in.Feedback, &out.Feedback
 		*out = make([]FeedbackValue, len(*in))
