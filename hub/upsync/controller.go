@@ -52,9 +52,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err := r.Client.Get(ctx, req.NamespacedName, work); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
+	// Finalizers are patched, not updated: the agent's status and the work
+	// generator write the same Works all the time.
+	before := work.DeepCopy()
 	if work.DeletionTimestamp.IsZero() && len(work.Spec.UpsyncSelectors) > 0 {
 		if controllerutil.AddFinalizer(work, CleanupFinalizer) {
-			if err := r.Client.Update(ctx, work); err != nil {
+			if err := r.Client.Patch(ctx, work, client.MergeFrom(before)); err != nil {
 				return ctrl.Result{}, fmt.Errorf("failed to add the upsync finalizer: %w", err)
 			}
 		}
@@ -77,7 +80,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	log.FromContext(ctx).Info("Removed the upsynced mirrors of a Work", "cluster", cluster, "work", work.Name, "mirrors", len(mirrors))
 	r.Handler.Forget(req.NamespacedName)
 	controllerutil.RemoveFinalizer(work, CleanupFinalizer)
-	if err := r.Client.Update(ctx, work); err != nil {
+	if err := r.Client.Patch(ctx, work, client.MergeFrom(before)); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	return ctrl.Result{}, nil
