@@ -128,9 +128,10 @@ func trimPod(obj any) (any, error) {
 
 // Run collects the properties now and then every Interval until ctx is done.
 func (c *Collector) Run(ctx context.Context) {
+	// The first collection does not wait for the informers (it lists once), so
+	// that the first heartbeats already say whether the member is healthy.
 	go c.nodes.Run(ctx.Done())
 	go c.pods.Run(ctx.Done())
-	cache.WaitForCacheSync(ctx.Done(), c.nodes.HasSynced, c.pods.HasSynced)
 	t := time.NewTicker(c.opts.Interval)
 	defer t.Stop()
 	for {
