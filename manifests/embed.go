@@ -4,7 +4,8 @@ package manifests
 
 import "embed"
 
-// Agent holds manifests/agent: kustomization.yaml and the files it lists.
+// Agent holds manifests/agent: its kustomization.yaml, the base it builds on and
+// every RBAC profile (least-privilege/).
 //
-//go:embed agent/*.yaml
+//go:embed agent
 var Agent embed.FS

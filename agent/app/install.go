@@ -15,18 +15,20 @@ import (
 type installFlags struct {
 	enabled bool
 	image   string
+	profile string
 	timeout time.Duration
 }
 
 func (f *installFlags) bind(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.enabled, "install", false, "After joining, run the agent in the member cluster: apply manifests/agent (built into this binary) and wait until the agent pod runs.")
 	fs.StringVar(&f.image, "image", "", "Agent image for --install (default: the image manifests/agent names).")
+	fs.StringVar(&f.profile, "rbac-profile", install.ProfileFull, `RBAC profile --install applies: "full" (manifests/agent) or "least-privilege" (manifests/agent/least-privilege).`)
 	fs.DurationVar(&f.timeout, "install-timeout", install.DefaultTimeout, "How long --install waits for the agent pod to run.")
 }
 
 // runInstall installs the agent after a join.
 func runInstall(cmd *cobra.Command, cfg *rest.Config, f installFlags) error {
-	res, err := install.Install(cmd.Context(), install.Options{Member: cfg, Image: f.image, Timeout: f.timeout})
+	res, err := install.Install(cmd.Context(), install.Options{Member: cfg, Image: f.image, Profile: f.profile, Timeout: f.timeout})
 	if err != nil {
 		return fmt.Errorf("the member joined, but the agent was not installed: %w", err)
 	}

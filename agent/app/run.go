@@ -8,20 +8,29 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/restmapper"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/flotilla-io/flotilla/agent/apply"
 	"github.com/flotilla-io/flotilla/agent/join"
 	"github.com/flotilla-io/flotilla/agent/properties"
 	"github.com/flotilla-io/flotilla/agent/session"
+	"github.com/flotilla-io/flotilla/agent/upsync"
 	"github.com/flotilla-io/flotilla/pkg/tunnel"
 	"github.com/flotilla-io/flotilla/pkg/version"
 )
@@ -43,7 +52,26 @@ type RunOptions struct {
 	// ReconnectMaxInterval caps the delay between attempts to reach the hub.
 	// Default tunnel.DefaultReconnectMaxInterval (30s).
 	ReconnectMaxInterval time.Duration
+	// DenyKinds are kinds the agent never applies, as Kind or Kind.group
+	// (e.g. ClusterRoleBinding.rbac.authorization.k8s.io). Default: none.
+	DenyKinds []string
+	// DenyNamespaces are namespaces the agent never applies into. The agent's
+	// own namespace is always denied. Default: none.
+	DenyNamespaces []string
+	// RBACProfile is the RBAC profile the agent was installed with, from
+	// manifests/agent: "full" (default) or "least-privilege".
+	RBACProfile string
 }
+
+// RBAC profiles of manifests/agent.
+const (
+	RBACProfileFull           = "full"
+	RBACProfileLeastPrivilege = "least-privilege"
+	// namespacedClusterRole and agentServiceAccount are names the least-privilege
+	// profile of manifests/agent installs.
+	namespacedClusterRole = "flotilla-agent-namespaced"
+	agentServiceAccount   = "flotilla-agent"
+)
 
 // NewRunOptions returns the defaults.
 func NewRunOptions() *RunOptions {
@@ -52,6 +80,7 @@ func NewRunOptions() *RunOptions {
 		HealthProbeBindAddress: ":8091",
 		PropertiesInterval:     properties.DefaultInterval,
 		ReconnectMaxInterval:   tunnel.DefaultReconnectMaxInterval,
+		RBACProfile:            RBACProfileFull,
 	}
 }
 
@@ -60,6 +89,9 @@ func (o *RunOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Kubeconfig, "kubeconfig", o.Kubeconfig, "Kubeconfig of the member cluster (default: in-cluster config or $KUBECONFIG).")
 	fs.StringVar(&o.MetricsBindAddress, "metrics-bind-address", o.MetricsBindAddress, `Address to serve Prometheus metrics on (/metrics); "0" disables.`)
 	fs.StringVar(&o.HealthProbeBindAddress, "health-probe-bind-address", o.HealthProbeBindAddress, `Address to serve /healthz and /readyz on; "0" disables.`)
+	fs.StringSliceVar(&o.DenyKinds, "deny-kinds", o.DenyKinds, "Kinds the agent never applies, as Kind (core group) or Kind.group, comma-separated; such manifests fail with a message naming this flag.")
+	fs.StringSliceVar(&o.DenyNamespaces, "deny-namespaces", o.DenyNamespaces, "Namespaces the agent never applies into, comma-separated (its own namespace is always refused).")
+	fs.StringVar(&o.RBACProfile, "rbac-profile", o.RBACProfile, `RBAC profile the agent was installed with (manifests/agent): "full", or "least-privilege", where the agent binds itself, in every namespace it applies, to ClusterRole `+namespacedClusterRole+` and watches namespace by namespace.`)
 	fs.DurationVar(&o.PropertiesInterval, "properties-interval", o.PropertiesInterval, "How often to collect the member cluster's properties (node count, capacity, ...) for heartbeats.")
 	fs.DurationVar(&o.ReconnectMaxInterval, "reconnect-max-interval", o.ReconnectMaxInterval, "Longest delay between attempts to reach the hub (the delay doubles from 500ms, with jitter).")
 }
@@ -77,6 +109,12 @@ func (o *RunOptions) Validate() error {
 			return fmt.Errorf("%s %q is not HOST:PORT, :PORT or 0 (disabled)", a.flag, a.value)
 		}
 	}
+	if o.RBACProfile != RBACProfileFull && o.RBACProfile != RBACProfileLeastPrivilege {
+		return fmt.Errorf("--rbac-profile %q is neither %s nor %s", o.RBACProfile, RBACProfileFull, RBACProfileLeastPrivilege)
+	}
+	if _, err := o.deniedKinds(); err != nil {
+		return err
+	}
 	if o.PropertiesInterval < time.Second {
 		return fmt.Errorf("--properties-interval %s is too short: at least 1s", o.PropertiesInterval)
 	}
@@ -84,6 +122,19 @@ func (o *RunOptions) Validate() error {
 		return fmt.Errorf("--reconnect-max-interval %s is too short: at least %s", o.ReconnectMaxInterval, tunnel.DefaultReconnectInitialInterval)
 	}
 	return nil
+}
+
+// deniedKinds parses DenyKinds.
+func (o *RunOptions) deniedKinds() ([]schema.GroupKind, error) {
+	out := make([]schema.GroupKind, 0, len(o.DenyKinds))
+	for _, k := range o.DenyKinds {
+		gk := schema.ParseGroupKind(strings.TrimSpace(k))
+		if gk.Kind == "" {
+			return nil, fmt.Errorf("--deny-kinds %q is not Kind or Kind.group", k)
+		}
+		out = append(out, gk)
+	}
+	return out, nil
 }
 
 func newRunCommand() *cobra.Command {
@@ -144,19 +195,43 @@ func Run(ctx context.Context, opts *RunOptions) error {
 		return err
 	}
 
-	applier, err := apply.New(cfg, apply.Options{Namespace: join.Namespace})
+	deniedKinds, err := opts.deniedKinds()
 	if err != nil {
 		return err
 	}
+	var leastPrivilege *apply.LeastPrivilege
+	if opts.RBACProfile == RBACProfileLeastPrivilege {
+		leastPrivilege = &apply.LeastPrivilege{ClusterRole: namespacedClusterRole, ServiceAccountNamespace: join.Namespace, ServiceAccountName: agentServiceAccount}
+	}
+	// The Applier reports changes of what it applied to the runner, created below.
+	var runner *session.Runner
+	applier, err := apply.New(cfg, apply.Options{
+		Namespace:        join.Namespace,
+		DeniedKinds:      deniedKinds,
+		DeniedNamespaces: opts.DenyNamespaces,
+		LeastPrivilege:   leastPrivilege,
+		OnChange:         func(work string) { runner.Changed(work) },
+	})
+	if err != nil {
+		return err
+	}
+	defer applier.Close()
 	collector, err := properties.New(cfg, properties.Options{Interval: opts.PropertiesInterval, Logger: log.WithName("properties")})
 	if err != nil {
 		return err
 	}
-	runner, err := session.New(session.Options{
-		Applier:    applier,
-		Properties: collector,
-		Metrics:    sessionMetrics,
-		Logger:     log.WithName("session"),
+	upsyncer, err := newUpsyncer(cfg, func(m tunnel.Upsync) error { return runner.SendUpsync(m) }, log.WithName("upsync"))
+	if err != nil {
+		return err
+	}
+	defer upsyncer.Close()
+	runner, err = session.New(session.Options{
+		Applier:        applier,
+		Properties:     collector,
+		Metrics:        sessionMetrics,
+		ChangesWatched: true,
+		Upsync:         upsyncer,
+		Logger:         log.WithName("session"),
 	})
 	if err != nil {
 		return err
@@ -265,4 +340,18 @@ func serveHTTP(ctx context.Context, l net.Listener, h http.Handler) error {
 		return fmt.Errorf("the HTTP server on %s failed: %w", l.Addr(), err)
 	}
 	return nil
+}
+
+// newUpsyncer returns the agent's upsync, with its own dynamic client and
+// discovery of the member.
+func newUpsyncer(cfg *rest.Config, send upsync.Sender, log logr.Logger) (*upsync.Syncer, error) {
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("failed to create the dynamic client of the member cluster: %w", err)
+	}
+	disc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("failed to create the discovery client of the member cluster: %w", err)
+	}
+	return upsync.New(dyn, restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disc)), send, log), nil
 }

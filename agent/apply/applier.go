@@ -31,6 +31,7 @@ import (
 	"k8s.io/client-go/restmapper"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
+	"github.com/flotilla-io/flotilla/agent/availability"
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
 )
 
@@ -45,9 +46,15 @@ type Applier struct {
 
 	locks keyedLocks
 
+	// watch keeps informers on the objects the Applier applied; nil unless
+	// Options.OnChange is set.
+	watch *watcher
+
 	mu sync.Mutex
 	// last holds, per Work name, what the last Apply found; Status starts from it.
 	last map[string]lastApply
+	// driftMemos holds, per Work name and object, what is known of its drifts.
+	driftMemos map[string]map[objectKey]*driftMemo
 }
 
 // lastApply is what an Apply found for a Work.
@@ -75,12 +82,36 @@ func New(cfg *rest.Config, opts Options) (*Applier, error) {
 	if err != nil {
 		return nil, fmt.Errorf("failed to create the discovery client of the member cluster: %w", err)
 	}
-	return &Applier{
-		opts:    opts,
-		dynamic: dyn,
-		mapper:  restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disc)),
-		last:    map[string]lastApply{},
-	}, nil
+	a := &Applier{
+		opts:       opts,
+		dynamic:    dyn,
+		mapper:     restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disc)),
+		last:       map[string]lastApply{},
+		driftMemos: map[string]map[objectKey]*driftMemo{},
+	}
+	if opts.OnChange != nil {
+		a.watch = newWatcher(dyn, opts.OnChange, opts.LeastPrivilege != nil)
+	}
+	return a, nil
+}
+
+// Close stops the Applier's watches. The Applier must not be used afterwards.
+func (a *Applier) Close() {
+	if a.watch != nil {
+		a.watch.close()
+	}
+}
+
+// newScope decodes a Work for an Apply or a Status.
+func newScope(work *placementv1beta1.Work) *scope {
+	return &scope{
+		work:      work,
+		hash:      SpecHash(work),
+		strategy:  applyStrategyOf(work),
+		manifests: decodeManifests(work),
+		rules:     availability.CompileRules(work.Spec.AvailabilityRules),
+		feedback:  parseFeedback(work.Spec.StatusFeedback),
+	}
 }
 
 // Apply makes the member cluster match the Work. It applies every manifest (unless the
@@ -90,9 +121,13 @@ func New(cfg *rest.Config, opts Options) (*Applier, error) {
 // the Applied and Available conditions of the Work and of each manifest, observed at
 // work.Generation.
 //
-// Objects are applied with server-side apply; type ClientSideApply is applied that
-// way too. Fields other managers own are taken over (forced) when whenToTakeOver is
-// Always or serverSideApplyConfig.force is set. An object that exists but is not the
+// Objects are applied with server-side apply, or, with type ClientSideApply, with a
+// three-way merge against the configuration last applied (clientSideApply). Fields
+// other managers own are taken over (forced) when the object is already the Work's,
+// when whenToTakeOver is Always or when serverSideApplyConfig.force is set. Every
+// applied object carries LabelAppliedBy and AnnotationWork. Manifests the guards
+// refuse (the agent's own namespace and RBAC, Options.DeniedKinds and
+// Options.DeniedNamespaces) fail. An object that exists but is not the
 // Work's (it lacks AnnotationWork with the Work's name) is taken over as
 // whenToTakeOver says: Always; IfNoDiff, only if applying would change nothing and,
 // with comparisonOption FullComparison, the member sets no field the manifest leaves
@@ -100,7 +135,7 @@ func New(cfg *rest.Config, opts Options) (*Applier, error) {
 //
 // A Work whose spec has not changed since an apply that applied everything is not
 // applied again, as long as its objects are still there and still the Work's; only
-// their availability is re-evaluated.
+// their drift and availability are re-evaluated (see Status).
 //
 // Manifests that cannot be applied are reported in the status, not as an error. The
 // error is for what stops the Applier from doing its job (reading or writing the
@@ -112,7 +147,7 @@ func (a *Applier) Apply(ctx context.Context, work *placementv1beta1.Work) (place
 	log := ctrllog.FromContext(ctx).WithValues("work", work.Name, "generation", work.Generation)
 	ctx = ctrllog.IntoContext(ctx, log)
 
-	s := &scope{work: work, hash: SpecHash(work), strategy: applyStrategyOf(work), manifests: decodeManifests(work)}
+	s := newScope(work)
 	status, result, err := a.apply(ctx, s)
 	applyTotal.WithLabelValues(result).Inc()
 	if err != nil {
@@ -131,6 +166,10 @@ type scope struct {
 	hash string
 	// strategy is the Work's apply strategy with defaults filled in.
 	strategy placementv1beta1.ApplyStrategy
+	// rules are the Work's availability rules, compiled.
+	rules availability.Rules
+	// feedback are the Work's statusFeedback rules, parsed.
+	feedback feedbackRules
 	// manifests are the Work's manifests, decoded, by ordinal; apply resolves their
 	// mappings.
 	manifests []*manifest
@@ -165,6 +204,7 @@ func (a *Applier) apply(ctx context.Context, s *scope) (placementv1beta1.WorkSta
 	if rec != nil && rec.Hash == s.hash && rec.AllApplied {
 		if results, ok := a.unchanged(ctx, s); ok {
 			s.results = results
+			a.checkDrifts(ctx, s)
 			return a.finish(s), resultUnchanged, nil
 		}
 	}
@@ -174,6 +214,7 @@ func (a *Applier) apply(ctx context.Context, s *scope) (placementv1beta1.WorkSta
 		return a.pendingStatus(s, err.Error()), resultFailed, err
 	}
 	s.results = a.applyAll(ctx, s)
+	a.watchApplied(s)
 	next := &Record{WorkName: s.work.Name, Hash: s.hash, DeletePolicy: deletePolicyOf(s.work), AllApplied: allApplied(s.results)}
 	next.Applied = appliedRefs(s)
 	kept, removeErr := a.removeUnlisted(ctx, s)
@@ -240,7 +281,7 @@ func (a *Applier) saveRecord(ctx context.Context, prev, next *Record) error {
 func (a *Applier) finish(s *scope) placementv1beta1.WorkStatus {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	status := buildStatus(s.work, s.manifests, s.results, a.previousStatus(s.work))
+	status := buildStatus(s, s.results, a.previousStatus(s.work))
 	cached := make([]result, len(s.results))
 	for i, r := range s.results {
 		r.live = nil
@@ -268,19 +309,21 @@ func (a *Applier) pendingStatus(s *scope, message string) placementv1beta1.WorkS
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return buildStatus(s.work, s.manifests, results, a.previousStatus(s.work))
+	return buildStatus(s, results, a.previousStatus(s.work))
 }
 
-// Status re-evaluates the availability of what the Work applied, without applying
-// anything, and returns the Work's status as Apply would. Manifests of a spec that
-// has not been applied are reported as ApplyPending. On error (the member could not
-// be read) the status is empty.
+// Status re-evaluates what the Work applied — availability, status feedback and
+// drift — and returns the Work's status as Apply would. It applies nothing, except
+// that drifted objects are applied again when whenToApply is Always. Objects are read
+// from the watch's cache when there is one. Manifests of a spec that has not been
+// applied are reported as ApplyPending. On error (the member could not be read) the
+// status is empty.
 func (a *Applier) Status(ctx context.Context, work *placementv1beta1.Work) (placementv1beta1.WorkStatus, error) {
 	unlock := a.locks.lock(work.Name)
 	defer unlock()
 	ctx = ctrllog.IntoContext(ctx, ctrllog.FromContext(ctx).WithValues("work", work.Name, "generation", work.Generation))
 
-	s := &scope{work: work, hash: SpecHash(work), strategy: applyStrategyOf(work), manifests: decodeManifests(work)}
+	s := newScope(work)
 	a.mu.Lock()
 	last, ok := a.last[work.Name]
 	a.mu.Unlock()
@@ -312,16 +355,18 @@ func (a *Applier) Status(ctx context.Context, work *placementv1beta1.Work) (plac
 		if err != nil {
 			return placementv1beta1.WorkStatus{}, err
 		}
-		live, err := a.get(ctx, m)
+		live, err := a.cachedGet(ctx, m)
 		if err != nil {
 			return placementv1beta1.WorkStatus{}, err
 		}
 		s.results[i].live = live
 	}
+	a.watchApplied(s)
+	a.checkDrifts(ctx, s)
 
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	status := buildStatus(work, s.manifests, s.results, a.previousStatus(work))
+	status := buildStatus(s, s.results, a.previousStatus(work))
 	if ok {
 		last.status = status
 		a.last[work.Name] = last
@@ -340,6 +385,30 @@ func (a *Applier) get(ctx context.Context, m *manifest) (*unstructured.Unstructu
 		return nil, fmt.Errorf("failed to get %s: %w", m.describe(), err)
 	}
 	return live, nil
+}
+
+// cachedGet returns the object of a resolved manifest from the watch's cache when it
+// can answer, else from the member's API server.
+func (a *Applier) cachedGet(ctx context.Context, m *manifest) (*unstructured.Unstructured, error) {
+	if a.watch != nil {
+		if live, found := a.watch.get(m.mapping.Resource, m.obj.GetNamespace(), m.obj.GetName()); found {
+			return live, nil
+		}
+	}
+	return a.get(ctx, m)
+}
+
+// watchApplied makes sure the resources of the applied manifests of s are watched.
+func (a *Applier) watchApplied(s *scope) {
+	if a.watch == nil {
+		return
+	}
+	for i, m := range s.manifests {
+		if m.mapping != nil && s.results[i].applied == metav1.ConditionTrue {
+			a.watch.ensure(m.mapping.Resource, m.obj.GetNamespace())
+		}
+	}
+	watchedResources.Set(float64(a.watch.resources()))
 }
 
 func (a *Applier) resourceOf(m *manifest) dynamic.ResourceInterface {
@@ -372,6 +441,7 @@ func (a *Applier) Remove(ctx context.Context, workName string) error {
 	}
 	a.mu.Lock()
 	delete(a.last, workName)
+	delete(a.driftMemos, workName)
 	a.mu.Unlock()
 	return nil
 }
@@ -391,7 +461,10 @@ func applyStrategyOf(work *placementv1beta1.Work) placementv1beta1.ApplyStrategy
 		s.Type = placementv1beta1.ApplyStrategyTypeServerSideApply
 	}
 	if s.WhenToTakeOver == "" {
-		s.WhenToTakeOver = placementv1beta1.WhenToTakeOverAlways
+		s.WhenToTakeOver = placementv1beta1.WhenToTakeOverIfNoDiff
+	}
+	if s.WhenToApply == "" {
+		s.WhenToApply = placementv1beta1.WhenToApplyAlways
 	}
 	if s.ComparisonOption == "" {
 		s.ComparisonOption = placementv1beta1.PartialComparison

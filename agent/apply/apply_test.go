@@ -461,7 +461,7 @@ func TestApplyTakesOverExistingObjectsAsTheStrategySays(t *testing.T) {
 		{
 			name:     "Always takes over an object that differs",
 			existing: map[string]string{"k": "theirs"},
-			strategy: nil, // the default
+			strategy: &placementv1beta1.ApplyStrategy{WhenToTakeOver: placementv1beta1.WhenToTakeOverAlways},
 			want:     map[string]string{"k": "ours"},
 			applied:  "True/Applied",
 		},
@@ -525,9 +525,18 @@ func TestApplyTakesOverExistingObjectsAsTheStrategySays(t *testing.T) {
 			name:     "an object owned by something else is applied with co-ownership",
 			existing: map[string]string{"k": "theirs"},
 			owners:   []metav1.OwnerReference{owner},
-			strategy: &placementv1beta1.ApplyStrategy{AllowCoOwnership: true},
+			strategy: &placementv1beta1.ApplyStrategy{AllowCoOwnership: true, WhenToTakeOver: placementv1beta1.WhenToTakeOverAlways},
 			want:     map[string]string{"k": "ours"},
 			applied:  "True/Applied",
+		},
+		{
+			name:        "the default (IfNoDiff) reports an object that differs instead of overwriting it",
+			existing:    map[string]string{"k": "theirs"},
+			strategy:    nil,
+			want:        map[string]string{"k": "theirs"},
+			applied:     "False/NotTakenOver",
+			wantDiffs:   []placementv1beta1.PatchDetail{{Path: "/data/k", ValueInMember: "theirs", ValueInHub: "ours"}},
+			wantMessage: "applyStrategy.whenToTakeOver is IfNoDiff",
 		},
 	}
 	for i, tt := range tests {
@@ -585,6 +594,7 @@ func TestApplyNeverDeletesAnObjectAnotherWorkTookOver(t *testing.T) {
 		t.Fatalf("Apply(first) failed: %v", err)
 	}
 	second := newWork("second", 1, configMapManifest(t, ns, "shared", map[string]any{"k": "second"}))
+	second.Spec.ApplyStrategy = &placementv1beta1.ApplyStrategy{WhenToTakeOver: placementv1beta1.WhenToTakeOverAlways}
 	if _, err := a.Apply(ctx, second); err != nil {
 		t.Fatalf("Apply(second) failed: %v", err)
 	}
@@ -664,15 +674,21 @@ func TestApplyWithReportDiffReportsDifferencesAndChangesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Apply() failed: %v", err)
 	}
+	// ReportDiff uses DiffReported instead of Applied and Available.
 	checkSummary(t, statusSummary{
-		Applied:   "False/ReportedDiff",
-		Available: "Unknown/NotApplied",
+		Applied:   "missing",
+		Available: "missing",
 		Manifests: []manifestSummary{
-			{ID: id(0, "", "v1", "ConfigMap", "configmaps", ns, "differs"), Applied: "False/ReportedDiff", Available: "Unknown/NotApplied"},
-			{ID: id(1, "", "v1", "ConfigMap", "configmaps", ns, "same"), Applied: "False/ReportedDiff", Available: "Unknown/NotApplied"},
-			{ID: id(2, "", "v1", "ConfigMap", "configmaps", ns, "missing"), Applied: "False/ReportedDiff", Available: "Unknown/NotApplied"},
+			{ID: id(0, "", "v1", "ConfigMap", "configmaps", ns, "differs"), Applied: "missing", Available: "missing"},
+			{ID: id(1, "", "v1", "ConfigMap", "configmaps", ns, "same"), Applied: "missing", Available: "missing"},
+			{ID: id(2, "", "v1", "ConfigMap", "configmaps", ns, "missing"), Applied: "missing", Available: "missing"},
 		},
 	}, status)
+	for i, mc := range status.ManifestConditions {
+		if got := conditionSummary(mc.Conditions, placementv1beta1.ConditionDiffReported); got != "True/DiffReported" {
+			t.Errorf("manifest %d: DiffReported = %s, want True/DiffReported", i, got)
+		}
+	}
 	if diff := cmp.Diff([]placementv1beta1.PatchDetail{{Path: "/data/k", ValueInMember: "theirs", ValueInHub: "ours"}}, status.ManifestConditions[0].DiffDetails.ObservedDiffs); diff != "" {
 		t.Errorf("diffs of the differing ConfigMap mismatch (-want +got):\n%s", diff)
 	}
@@ -682,9 +698,9 @@ func TestApplyWithReportDiffReportsDifferencesAndChangesNothing(t *testing.T) {
 	if d := status.ManifestConditions[2].DiffDetails; d == nil || d.ObservedInMemberClusterGeneration != nil || len(d.ObservedDiffs) != 1 || d.ObservedDiffs[0].Path != "/" {
 		t.Errorf("the missing ConfigMap has diff details %+v, want one for the whole object", d)
 	}
-	wantMsg := "applyStrategy.type is ReportDiff, so nothing is applied; 2 of 3 manifests differ on the member cluster; the first is ConfigMap reportdiff/differs (manifest 0): ConfigMap reportdiff/differs (manifest 0) on the member cluster differs from the hub in 1 field (first: /data/k)"
-	if got := condition(t, status.Conditions, placementv1beta1.ConditionApplied).Message; got != wantMsg {
-		t.Errorf("Work Applied message = %q, want %q", got, wantMsg)
+	wantMsg := "applyStrategy.type is ReportDiff; 2 of 3 manifests differ on the member cluster; the first is ConfigMap reportdiff/differs (manifest 0): ConfigMap reportdiff/differs (manifest 0) on the member cluster differs from the hub in 1 field (first: /data/k)"
+	if got := condition(t, status.Conditions, placementv1beta1.ConditionDiffReported); got.Message != wantMsg || got.Status != metav1.ConditionTrue {
+		t.Errorf("Work DiffReported = %s %q, want True %q", got.Status, got.Message, wantMsg)
 	}
 	data, _, _ := unstructured.NestedStringMap(mustGetObject(t, configMapsGVR, ns, "differs").Object, "data")
 	if diff := cmp.Diff(map[string]string{"k": "theirs"}, data); diff != "" {

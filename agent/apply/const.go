@@ -38,3 +38,25 @@ const (
 
 // maxMessage bounds condition messages (the API allows 32768 bytes).
 const maxMessage = 4096
+
+// LabelAppliedBy is put, with the value AppliedByAgent, on every object the Applier
+// applies, so that the agent can watch exactly what it applied (a label selector)
+// and nothing else.
+const (
+	LabelAppliedBy = "placement.flotilla.io/applied-by"
+	AppliedByAgent = "flotilla-agent"
+)
+
+// AnnotationLastApplied holds, on objects applied with the ClientSideApply strategy,
+// the configuration last applied (the manifest as JSON), the base of the next
+// three-way merge, as kubectl's last-applied-configuration annotation does.
+const AnnotationLastApplied = "placement.flotilla.io/last-applied-configuration"
+
+// maxCorrectedPaths bounds DriftCorrections.LastDriftedPaths (the API allows 20), and
+// maxFeedbackValue the length of one feedback value.
+const (
+	maxCorrectedPaths = 20
+	maxFeedbackValue  = 1024
+	// maxReportedStatus bounds the status reported for reportBack Mirror.
+	maxReportedStatus = 16 << 10
+)

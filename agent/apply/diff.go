@@ -104,8 +104,12 @@ func comparableContent(obj *unstructured.Unstructured) map[string]any {
 		unstructured.RemoveNestedField(c, "metadata", f)
 	}
 	unstructured.RemoveNestedField(c, "metadata", "annotations", AnnotationWork)
-	if ann, found, _ := unstructured.NestedMap(c, "metadata", "annotations"); found && len(ann) == 0 {
-		unstructured.RemoveNestedField(c, "metadata", "annotations")
+	unstructured.RemoveNestedField(c, "metadata", "annotations", AnnotationLastApplied)
+	unstructured.RemoveNestedField(c, "metadata", "labels", LabelAppliedBy)
+	for _, f := range []string{"annotations", "labels"} {
+		if m, found, _ := unstructured.NestedMap(c, "metadata", f); found && len(m) == 0 {
+			unstructured.RemoveNestedField(c, "metadata", f)
+		}
 	}
 	return c
 }

@@ -33,6 +33,11 @@ limitations under the License.
 // of the Work being cleaned up, so something taken over by another Work, or by
 // someone else, is left alone.
 //
-// Availability of what was applied comes from package availability; Status
-// re-evaluates it without applying anything.
+// Availability of what was applied comes from package availability (with the Work's
+// CEL availability rules); Status re-evaluates it, reads the Work's status feedback
+// (JSONPaths) and looks for drifts — fields the hub manages that were changed on the
+// member — which it reverts (whenToApply Always, the only writes Status makes) or
+// reports (IfNotDrifted). With Options.OnChange set, the Applier watches the objects
+// it applied (one informer per resource, selecting LabelAppliedBy) and reports every
+// change, so that Status is called on change rather than on a timer.
 package apply

@@ -37,11 +37,27 @@ const (
 	resultReported = "reported"
 )
 
+// Values of the outcome label of flotilla_agent_drifts_total.
+const (
+	driftCorrected = "corrected"
+	driftReported  = "reported"
+)
+
 var (
 	applyTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "flotilla_agent_apply_total",
 		Help: "Works the agent applied, by result: applied (every manifest applied), failed (some not applied), unchanged (nothing to do since the last apply), reported (ReportDiff).",
 	}, []string{"result"})
+
+	driftsTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "flotilla_agent_drifts_total",
+		Help: "Drifts the agent found in objects it applied, by outcome: corrected (applied again, whenToApply Always) or reported (left, whenToApply IfNotDrifted).",
+	}, []string{"outcome"})
+
+	watchedResources = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "flotilla_agent_watched_resources",
+		Help: "Informers the agent runs on the objects it applied: one per resource (kind), or per resource and namespace with the least-privilege profile.",
+	})
 
 	manifestsRemovedTotal = prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "flotilla_agent_manifests_removed_total",
@@ -54,12 +70,15 @@ func init() {
 	for _, r := range []string{resultApplied, resultFailed, resultUnchanged, resultReported} {
 		applyTotal.WithLabelValues(r)
 	}
+	for _, o := range []string{driftCorrected, driftReported} {
+		driftsTotal.WithLabelValues(o)
+	}
 }
 
 // Register registers the metrics of the package with reg. Registering them again
 // with the same registry is not an error.
 func Register(reg prometheus.Registerer) error {
-	for _, c := range []prometheus.Collector{applyTotal, manifestsRemovedTotal} {
+	for _, c := range []prometheus.Collector{applyTotal, manifestsRemovedTotal, driftsTotal, watchedResources} {
 		if err := reg.Register(c); err != nil {
 			if are := (prometheus.AlreadyRegisteredError{}); errors.As(err, &are) {
 				continue

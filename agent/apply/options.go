@@ -16,7 +16,11 @@ limitations under the License.
 
 package apply
 
-import "time"
+import (
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
 
 // Defaults of Options.
 const (
@@ -45,6 +49,51 @@ type Options struct {
 	// of it. After the wait, those resources are applied anyway and fail if their
 	// kind is still unknown. Default: DefaultEstablishTimeout (15s).
 	EstablishTimeout time.Duration
+
+	// DeniedKinds are kinds the Applier never applies, such as
+	// {Group: "rbac.authorization.k8s.io", Kind: "ClusterRoleBinding"}; manifests of
+	// them fail with a message naming the rule. Default: none.
+	DeniedKinds []schema.GroupKind
+
+	// DeniedNamespaces are namespaces the Applier never applies into (nor creates or
+	// changes as Namespace objects). The Applier's own Namespace is always denied,
+	// whatever this says: it holds the agent's identity and records. Default: none.
+	DeniedNamespaces []string
+
+	// ProtectedClusterObjects are cluster-scoped objects the Applier never changes,
+	// given as "Kind.group/name" (e.g. "ClusterRole.rbac.authorization.k8s.io/flotilla-agent"):
+	// the agent's own RBAC. Default: DefaultProtectedClusterObjects.
+	ProtectedClusterObjects []string
+
+	// LeastPrivilege, if set, makes the Applier work with the least-privilege RBAC
+	// profile of manifests/agent/least-privilege: it may only write namespaced
+	// objects in namespaces it was granted, so for every Namespace it applies it
+	// binds its ServiceAccount there to LeastPrivilege.ClusterRole, and it watches
+	// what it applied namespace by namespace. Default: nil (full access).
+	LeastPrivilege *LeastPrivilege
+
+	// OnChange, if set, is called with the name of a Work whenever an object the
+	// Applier applied for it changes on the member (it is watched, not polled).
+	// It must not block. Default: nil (nothing is watched).
+	OnChange func(workName string)
+}
+
+// LeastPrivilege configures the least-privilege RBAC profile.
+type LeastPrivilege struct {
+	// ClusterRole is the role bound in every applied namespace, with what the agent
+	// may do to namespaced objects. Required.
+	ClusterRole string
+	// ServiceAccountNamespace and ServiceAccountName name the agent's
+	// ServiceAccount, the subject of the bindings. Required.
+	ServiceAccountNamespace, ServiceAccountName string
+}
+
+// DefaultProtectedClusterObjects are the agent's own RBAC objects as manifests/agent
+// installs them.
+var DefaultProtectedClusterObjects = []string{
+	"ClusterRole.rbac.authorization.k8s.io/flotilla-agent",
+	"ClusterRoleBinding.rbac.authorization.k8s.io/flotilla-agent",
+	"ClusterRole.rbac.authorization.k8s.io/flotilla-agent-namespaced",
 }
 
 // setDefaults fills in the unset fields of o.
@@ -57,5 +106,8 @@ func (o *Options) setDefaults() {
 	}
 	if o.EstablishTimeout <= 0 {
 		o.EstablishTimeout = DefaultEstablishTimeout
+	}
+	if o.ProtectedClusterObjects == nil {
+		o.ProtectedClusterObjects = DefaultProtectedClusterObjects
 	}
 }

@@ -48,6 +48,10 @@ type result struct {
 	// live is the object on the member as last seen, for the availability of an
 	// applied manifest; nil if it does not exist.
 	live *unstructured.Unstructured
+	// drift describes how the object drifted, for FoundDrifts.
+	drift *placementv1beta1.DriftDetails
+	// corrections are the drifts of the object the Applier reverted; nil if none.
+	corrections *placementv1beta1.DriftCorrections
 }
 
 const appliedMessage = "applied"
@@ -64,8 +68,10 @@ func notTakenOver(message string, diff *placementv1beta1.DiffDetails) result {
 	return result{applied: metav1.ConditionFalse, reason: placementv1beta1.ReasonNotTakenOver, message: message, diff: diff}
 }
 
+// reported is the result of a manifest compared under ReportDiff; applied then
+// stands for its DiffReported condition.
 func reported(message string, diff *placementv1beta1.DiffDetails) result {
-	return result{applied: metav1.ConditionFalse, reason: placementv1beta1.ReasonReportedDiff, message: message, diff: diff}
+	return result{applied: metav1.ConditionTrue, reason: placementv1beta1.ReasonDiffReported, message: message, diff: diff}
 }
 
 func pending(message string) result {
@@ -116,7 +122,16 @@ func (a *Applier) applyAll(ctx context.Context, s *scope) []result {
 			results[m.ordinal] = failed(msg)
 			continue
 		}
+		if why := a.denied(m); why != "" {
+			results[m.ordinal] = failed(why)
+			continue
+		}
 		r := a.applyManifest(ctx, s, m)
+		if r.applied == metav1.ConditionTrue && m.gvk.GroupKind() == namespaceGK {
+			if err := a.grant(ctx, m.obj.GetName()); err != nil {
+				r = failed(err.Error())
+			}
+		}
 		results[m.ordinal] = r
 		if r.applied == metav1.ConditionTrue {
 			if served, ok := m.crdServes(); ok {
@@ -148,10 +163,10 @@ func (a *Applier) applyManifest(ctx context.Context, s *scope, m *manifest) resu
 			log.Info("Taking over an existing object", "previousWork", owner, "whenToTakeOver", s.strategy.WhenToTakeOver)
 		}
 	}
-	out, err := a.resourceOf(m).Apply(ctx, m.obj.GetName(), a.body(m, s.work.Name), metav1.ApplyOptions{
-		FieldManager: a.opts.FieldManager,
-		Force:        forceConflicts(s.strategy),
-	})
+	// Fields of an object that is already the Work's are the Work's: a member-side
+	// edit in between (a drift) does not make applying the hub's spec a conflict.
+	ours := live != nil && live.GetAnnotations()[AnnotationWork] == s.work.Name
+	out, err := a.write(ctx, s, m, live, ours)
 	if err != nil {
 		log.V(1).Info("Failed to apply a manifest", "error", err.Error())
 		return failed(apiMessage(err))
@@ -190,11 +205,7 @@ func (a *Applier) checkTakeOver(ctx context.Context, s *scope, m *manifest, live
 // diff returns how the object on the member differs from the manifest (at most
 // maxDiffs entries) and how many differences there are in all.
 func (a *Applier) diff(ctx context.Context, m *manifest, live *unstructured.Unstructured, workName string, option placementv1beta1.ComparisonOption) ([]placementv1beta1.PatchDetail, int, error) {
-	dry, err := a.resourceOf(m).Apply(ctx, m.obj.GetName(), a.body(m, workName), metav1.ApplyOptions{
-		FieldManager: a.opts.FieldManager,
-		Force:        true,
-		DryRun:       []string{metav1.DryRunAll},
-	})
+	dry, err := a.dryRun(ctx, m, workName)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -204,6 +215,16 @@ func (a *Applier) diff(ctx context.Context, m *manifest, live *unstructured.Unst
 	}
 	diffs, total := mergeDiffs(lists...)
 	return diffs, total, nil
+}
+
+// dryRun returns what the object of a manifest would become if it were applied now,
+// taking every field the manifest sets.
+func (a *Applier) dryRun(ctx context.Context, m *manifest, workName string) (*unstructured.Unstructured, error) {
+	return a.resourceOf(m).Apply(ctx, m.obj.GetName(), a.body(m, workName), metav1.ApplyOptions{
+		FieldManager: a.opts.FieldManager,
+		Force:        true,
+		DryRun:       []string{metav1.DryRunAll},
+	})
 }
 
 func diffDetails(live *unstructured.Unstructured, diffs []placementv1beta1.PatchDetail) *placementv1beta1.DiffDetails {
@@ -227,6 +248,10 @@ func (a *Applier) reportDiffs(ctx context.Context, s *scope) []result {
 		}
 		if err := a.resolve(ctx, s, m); err != nil {
 			results[i] = failed(err.Error())
+			continue
+		}
+		if why := a.denied(m); why != "" {
+			results[i] = failed(why)
 			continue
 		}
 		live, err := a.get(ctx, m)
@@ -267,8 +292,8 @@ func (a *Applier) unchanged(ctx context.Context, s *scope) (results []result, ok
 		if err := a.resolve(ctx, s, m); err != nil {
 			return nil, false
 		}
-		live, err := a.get(ctx, m)
-		if err != nil || live == nil || live.GetAnnotations()[AnnotationWork] != s.work.Name {
+		live, err := a.cachedGet(ctx, m)
+		if err != nil || live == nil || live.GetAnnotations()[AnnotationWork] != s.work.Name || live.GetLabels()[LabelAppliedBy] != AppliedByAgent {
 			log.V(1).Info("An object of an unchanged Work is missing or no longer the Work's; applying again", "object", m.describe())
 			return nil, false
 		}
@@ -412,6 +437,12 @@ func (a *Applier) body(m *manifest, workName string) *unstructured.Unstructured 
 	}
 	ann[AnnotationWork] = workName
 	b.SetAnnotations(ann)
+	lbl := b.GetLabels()
+	if lbl == nil {
+		lbl = map[string]string{}
+	}
+	lbl[LabelAppliedBy] = AppliedByAgent
+	b.SetLabels(lbl)
 	return b
 }
 

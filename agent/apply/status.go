@@ -17,31 +17,53 @@ limitations under the License.
 package apply
 
 import (
+	"encoding/json"
 	"fmt"
+	"slices"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/flotilla-io/flotilla/agent/availability"
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
 	"github.com/flotilla-io/flotilla/pkg/conditions"
 )
 
-// buildStatus returns the status of a Work from the results of its manifests (by
-// ordinal). Conditions start from prev, so that their transition times only move when
-// their status changes; every condition is observed at the Work's generation.
-func buildStatus(work *placementv1beta1.Work, manifests []*manifest, results []result, prev placementv1beta1.WorkStatus) placementv1beta1.WorkStatus {
+// buildStatus returns the status of the Work of s from the results of its manifests
+// (by ordinal). Conditions start from prev, so that their transition times only move
+// when their status changes; every condition is observed at the Work's generation.
+// Under ReportDiff the Work and its manifests have a DiffReported condition instead
+// of Applied and Available.
+func buildStatus(s *scope, results []result, prev placementv1beta1.WorkStatus) placementv1beta1.WorkStatus {
+	work, manifests := s.work, s.manifests
+	if s.strategy.Type == placementv1beta1.ApplyStrategyTypeReportDiff {
+		return buildDiffStatus(s, results, prev)
+	}
 	gen := work.Generation
 	status := placementv1beta1.WorkStatus{
-		Conditions:         append([]metav1.Condition(nil), prev.Conditions...),
+		Conditions:         without(prev.Conditions, placementv1beta1.ConditionDiffReported),
 		ManifestConditions: make([]placementv1beta1.ManifestCondition, 0, len(manifests)),
 	}
 	avails := make([]availability.Result, len(manifests))
 	for i, m := range manifests {
 		r := results[i]
 		id := m.identifier()
-		mc := placementv1beta1.ManifestCondition{Identifier: id, Conditions: previousManifestConditions(prev, id), DiffDetails: r.diff}
+		mc := placementv1beta1.ManifestCondition{
+			Identifier:       id,
+			Conditions:       without(previousManifestConditions(prev, id), placementv1beta1.ConditionDiffReported),
+			DiffDetails:      r.diff,
+			DriftDetails:     r.drift,
+			DriftCorrections: r.corrections,
+		}
+		if r.live != nil {
+			mc.Feedback = s.feedback.values(r.live)
+			if s.work.Spec.ReportBack == placementv1beta1.ReportBackMirror {
+				mc.ReportedStatus = reportedStatus(r.live)
+			}
+		}
 		conditions.Set(&mc.Conditions, placementv1beta1.ConditionApplied, r.applied, r.reason, truncate(r.message, maxMessage), gen)
-		avails[i] = manifestAvailability(r)
+		avails[i] = manifestAvailability(s.rules, r)
 		conditions.Set(&mc.Conditions, placementv1beta1.ConditionAvailable, avails[i].Available, avails[i].Reason, truncate(avails[i].Message, maxMessage), gen)
 		status.ManifestConditions = append(status.ManifestConditions, mc)
 	}
@@ -67,16 +89,97 @@ func previousManifestConditions(prev placementv1beta1.WorkStatus, id placementv1
 }
 
 // manifestAvailability returns the Available condition of one manifest: that of its
-// object when applied; Unknown otherwise.
-func manifestAvailability(r result) availability.Result {
-	switch r.applied {
-	case metav1.ConditionTrue:
-		return availability.Check(r.live)
-	case metav1.ConditionUnknown:
+// object when applied (by the Work's rule for its kind, if any); Unknown otherwise.
+// An object left drifted is judged as it is.
+func manifestAvailability(rules availability.Rules, r result) availability.Result {
+	switch {
+	case r.applied == metav1.ConditionTrue || r.reason == placementv1beta1.ReasonFoundDrifts:
+		return rules.Check(r.live)
+	case r.applied == metav1.ConditionUnknown:
 		return availability.Result{Available: metav1.ConditionUnknown, Reason: placementv1beta1.ReasonApplyPending, Message: "the manifest has not been applied yet"}
 	default:
 		return availability.Result{Available: metav1.ConditionUnknown, Reason: placementv1beta1.ReasonNotApplied, Message: "the manifest is not applied, so its availability is not tracked"}
 	}
+}
+
+// buildDiffStatus is buildStatus under ReportDiff: results stand for the
+// manifests' DiffReported conditions.
+func buildDiffStatus(s *scope, results []result, prev placementv1beta1.WorkStatus) placementv1beta1.WorkStatus {
+	gen := s.work.Generation
+	drop := []string{placementv1beta1.ConditionApplied, placementv1beta1.ConditionAvailable}
+	status := placementv1beta1.WorkStatus{
+		Conditions:         without(prev.Conditions, drop...),
+		ManifestConditions: make([]placementv1beta1.ManifestCondition, 0, len(s.manifests)),
+	}
+	var failedN, pendingN, differ int
+	firstFailed, firstDiff := -1, -1
+	for i, m := range s.manifests {
+		r := results[i]
+		id := m.identifier()
+		mc := placementv1beta1.ManifestCondition{Identifier: id, Conditions: without(previousManifestConditions(prev, id), drop...), DiffDetails: r.diff}
+		c := diffReported(r)
+		conditions.Set(&mc.Conditions, placementv1beta1.ConditionDiffReported, c.status, c.reason, truncate(c.message, maxMessage), gen)
+		status.ManifestConditions = append(status.ManifestConditions, mc)
+		switch c.status {
+		case metav1.ConditionFalse:
+			failedN++
+			if firstFailed < 0 {
+				firstFailed = i
+			}
+		case metav1.ConditionUnknown:
+			pendingN++
+		}
+		if r.diff != nil {
+			differ++
+			if firstDiff < 0 {
+				firstDiff = i
+			}
+		}
+	}
+	total := len(results)
+	var c summary
+	switch {
+	case failedN > 0:
+		c = summary{status: metav1.ConditionFalse, reason: placementv1beta1.ReasonDiffReportFailed,
+			message: some(failedN, total, "not compared", s.manifests[firstFailed].describe(), results[firstFailed].message)}
+	case pendingN > 0:
+		c = summary{status: metav1.ConditionUnknown, reason: placementv1beta1.ReasonDiffReportPending, message: "the latest spec of the Work has not been compared yet"}
+	case differ == 0:
+		c = summary{status: metav1.ConditionTrue, reason: placementv1beta1.ReasonDiffReported,
+			message: fmt.Sprintf("applyStrategy.type is ReportDiff; the member cluster matches the hub in %s", plural(total, "manifest"))}
+	default:
+		c = summary{status: metav1.ConditionTrue, reason: placementv1beta1.ReasonDiffReported,
+			message: fmt.Sprintf("applyStrategy.type is ReportDiff; %d of %s differ on the member cluster; the first is %s: %s",
+				differ, plural(total, "manifest"), s.manifests[firstDiff].describe(), results[firstDiff].message)}
+	}
+	conditions.Set(&status.Conditions, placementv1beta1.ConditionDiffReported, c.status, c.reason, truncate(c.message, maxMessage), gen)
+	return status
+}
+
+// diffReported returns the DiffReported condition of one manifest under ReportDiff.
+func diffReported(r result) summary {
+	switch r.applied {
+	case metav1.ConditionTrue:
+		return summary{status: metav1.ConditionTrue, reason: placementv1beta1.ReasonDiffReported, message: r.message}
+	case metav1.ConditionUnknown:
+		return summary{status: metav1.ConditionUnknown, reason: placementv1beta1.ReasonDiffReportPending, message: r.message}
+	default:
+		return summary{status: metav1.ConditionFalse, reason: placementv1beta1.ReasonDiffReportFailed, message: r.message}
+	}
+}
+
+// without returns a copy of conditions without the given types.
+func without(in []metav1.Condition, types ...string) []metav1.Condition {
+	out := make([]metav1.Condition, 0, len(in))
+	for _, c := range in {
+		if !slices.Contains(types, c.Type) {
+			out = append(out, c)
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
 }
 
 // summary is a condition of the Work before it is set.
@@ -89,8 +192,8 @@ type summary struct {
 // workApplied summarises the manifests' Applied conditions.
 func workApplied(manifests []*manifest, results []result) summary {
 	total := len(results)
-	var notApplied, withDiffs int
-	first, firstDiff := -1, -1
+	var notApplied, drifted int
+	first, firstDrift := -1, -1
 	byReason := map[string]int{}
 	for i, r := range results {
 		if r.applied == metav1.ConditionTrue {
@@ -98,12 +201,10 @@ func workApplied(manifests []*manifest, results []result) summary {
 		}
 		notApplied++
 		byReason[r.reason]++
-		if r.reason == placementv1beta1.ReasonReportedDiff {
-			if r.diff != nil && firstDiff < 0 {
-				firstDiff = i
-			}
-			if r.diff != nil {
-				withDiffs++
+		if r.reason == placementv1beta1.ReasonFoundDrifts {
+			drifted++
+			if firstDrift < 0 {
+				firstDrift = i
 			}
 			continue
 		}
@@ -122,12 +223,9 @@ func workApplied(manifests []*manifest, results []result) summary {
 			reason = placementv1beta1.ReasonApplyFailed
 		}
 		return summary{status: metav1.ConditionFalse, reason: reason, message: some(notApplied, total, "not applied", manifests[first].describe(), results[first].message)}
-	case byReason[placementv1beta1.ReasonReportedDiff] > 0:
-		msg := fmt.Sprintf("applyStrategy.type is ReportDiff, so nothing is applied; %d of %s differ on the member cluster", withDiffs, plural(total, "manifest"))
-		if firstDiff >= 0 {
-			msg += fmt.Sprintf("; the first is %s: %s", manifests[firstDiff].describe(), results[firstDiff].message)
-		}
-		return summary{status: metav1.ConditionFalse, reason: placementv1beta1.ReasonReportedDiff, message: msg}
+	case drifted > 0 && first < 0:
+		return summary{status: metav1.ConditionFalse, reason: placementv1beta1.ReasonFoundDrifts,
+			message: some(drifted, total, "drifted on the member cluster", manifests[firstDrift].describe(), results[firstDrift].message)}
 	default:
 		return summary{status: metav1.ConditionUnknown, reason: placementv1beta1.ReasonApplyPending, message: some(notApplied, total, "not applied yet", manifests[first].describe(), results[first].message)}
 	}
@@ -140,7 +238,7 @@ func workAvailable(manifests []*manifest, results []result, avails []availabilit
 	switch {
 	case applied.reason == placementv1beta1.ReasonApplyPending:
 		return summary{status: metav1.ConditionUnknown, reason: placementv1beta1.ReasonApplyPending, message: "the Work has not been applied yet"}
-	case applied.status != metav1.ConditionTrue:
+	case applied.status != metav1.ConditionTrue && applied.reason != placementv1beta1.ReasonFoundDrifts:
 		return summary{status: metav1.ConditionUnknown, reason: placementv1beta1.ReasonNotApplied, message: "not every manifest is applied, so availability is not tracked"}
 	}
 	var notAvailable, untracked int
@@ -191,4 +289,18 @@ func some(n, total int, state, first, why string) string {
 	default:
 		return fmt.Sprintf("%d of %d manifests are %s; the first is %s: %s", n, total, state, first, why)
 	}
+}
+
+// reportedStatus returns the status of an object on the member for reportBack
+// Mirror; nil if it has none or it is larger than maxReportedStatus.
+func reportedStatus(live *unstructured.Unstructured) *runtime.RawExtension {
+	st, ok := live.Object["status"].(map[string]any)
+	if !ok || len(st) == 0 {
+		return nil
+	}
+	raw, err := json.Marshal(st)
+	if err != nil || len(raw) > maxReportedStatus {
+		return nil
+	}
+	return &runtime.RawExtension{Raw: raw}
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
@@ -265,7 +266,7 @@ func TestRegisterTwiceWithOneRegistry(t *testing.T) {
 	for _, f := range families {
 		names = append(names, f.GetName())
 	}
-	if diff := cmp.Diff([]string{"flotilla_agent_apply_total", "flotilla_agent_manifests_removed_total"}, names); diff != "" {
+	if diff := cmp.Diff([]string{"flotilla_agent_apply_total", "flotilla_agent_drifts_total", "flotilla_agent_manifests_removed_total", "flotilla_agent_watched_resources"}, names); diff != "" {
 		t.Errorf("registered metrics mismatch (-want +got):\n%s", diff)
 	}
 }
@@ -305,5 +306,92 @@ func TestDecodeManifestStripsWhatMustNotBeApplied(t *testing.T) {
 		if ms[i].err == nil || !strings.HasSuffix(ms[i].err.Error(), wantErr) {
 			t.Errorf("manifest %d error = %v, want %q", i, ms[i].err, wantErr)
 		}
+	}
+}
+
+func TestExtraMetadataListsWhatTheMemberAddedButNotServerSetKeys(t *testing.T) {
+	body := &unstructured.Unstructured{Object: map[string]any{"metadata": map[string]any{
+		"labels": map[string]any{"app": "web", LabelAppliedBy: AppliedByAgent},
+	}}}
+	live := &unstructured.Unstructured{Object: map[string]any{"metadata": map[string]any{
+		"labels": map[string]any{"app": "web", LabelAppliedBy: AppliedByAgent, "team": "blue"},
+		"annotations": map[string]any{
+			"deployment.kubernetes.io/revision": "3",
+			AnnotationLastApplied:               "{}",
+			"note/with-slash":                   "x",
+		},
+	}}}
+	want := []placementv1beta1.PatchDetail{
+		{Path: "/metadata/labels/team", ValueInMember: "blue"},
+		{Path: "/metadata/annotations/note~1with-slash", ValueInMember: "x"},
+	}
+	if diff := cmp.Diff(want, extraMetadata(body, live)); diff != "" {
+		t.Errorf("extraMetadata() mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestRelaxedJSONPaths(t *testing.T) {
+	for in, want := range map[string]string{
+		".status.readyReplicas":                    "{.status.readyReplicas}",
+		"status.readyReplicas":                     "{.status.readyReplicas}",
+		"{.status.conditions[0].type}":             "{.status.conditions[0].type}",
+		" .spec.replicas ":                         "{.spec.replicas}",
+		`{.status.conditions[?(@.type=="Ready")]}`: `{.status.conditions[?(@.type=="Ready")]}`,
+	} {
+		if got := relaxed(in); got != want {
+			t.Errorf("relaxed(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if err := ParseJSONPath("{.a[}"); err == nil || !strings.Contains(err.Error(), "does not parse") {
+		t.Errorf("ParseJSONPath(broken) = %v, want a parse error", err)
+	}
+}
+
+func TestDeniedNamesTheRule(t *testing.T) {
+	a := &Applier{opts: Options{Namespace: "flotilla-system", DeniedNamespaces: []string{"kube-system"},
+		DeniedKinds: []schema.GroupKind{{Group: "rbac.authorization.k8s.io", Kind: "ClusterRoleBinding"}}}}
+	a.opts.setDefaults()
+	mf := func(apiVersion, kind, namespace, name string) *manifest {
+		obj := &unstructured.Unstructured{Object: map[string]any{"apiVersion": apiVersion, "kind": kind}}
+		obj.SetNamespace(namespace)
+		obj.SetName(name)
+		return &manifest{obj: obj, gvk: obj.GroupVersionKind()}
+	}
+	tests := []struct {
+		m    *manifest
+		want string
+	}{
+		{mf("v1", "Secret", "flotilla-system", "flotilla-agent-identity"), "namespace flotilla-system is the agent's own"},
+		{mf("v1", "Namespace", "", "flotilla-system"), "namespace flotilla-system is the agent's own"},
+		{mf("v1", "ConfigMap", "kube-system", "x"), "namespace kube-system is on the agent's deny-list"},
+		{mf("rbac.authorization.k8s.io/v1", "ClusterRoleBinding", "", "anything"), "kind ClusterRoleBinding.rbac.authorization.k8s.io is on the agent's deny-list"},
+		{mf("rbac.authorization.k8s.io/v1", "ClusterRole", "", "flotilla-agent"), "it is the agent's own RBAC"},
+		{mf("rbac.authorization.k8s.io/v1", "ClusterRole", "", "someone-elses"), ""},
+		{mf("v1", "ConfigMap", "app", "x"), ""},
+	}
+	for _, tt := range tests {
+		got := a.denied(tt.m)
+		if (tt.want == "") != (got == "") || !strings.Contains(got, tt.want) {
+			t.Errorf("denied(%s) = %q, want %q", tt.m.describe(), got, tt.want)
+		}
+	}
+}
+
+func TestReportedStatusIsTheObjectsStatusWithinBounds(t *testing.T) {
+	obj := func(status any) *unstructured.Unstructured {
+		o := map[string]any{"apiVersion": "v1", "kind": "X"}
+		if status != nil {
+			o["status"] = status
+		}
+		return &unstructured.Unstructured{Object: o}
+	}
+	if got := reportedStatus(obj(map[string]any{"ready": int64(2)})); got == nil || string(got.Raw) != `{"ready":2}` {
+		t.Errorf("reportedStatus() = %v, want {\"ready\":2}", got)
+	}
+	if got := reportedStatus(obj(nil)); got != nil {
+		t.Errorf("reportedStatus(no status) = %s, want nil", got.Raw)
+	}
+	if got := reportedStatus(obj(map[string]any{"big": strings.Repeat("x", maxReportedStatus)})); got != nil {
+		t.Errorf("reportedStatus(too large) is set, want nil")
 	}
 }

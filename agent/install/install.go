@@ -41,6 +41,9 @@ type Options struct {
 	// Image is the agent image. Default: the one manifests/agent names
 	// (DefaultImage).
 	Image string
+	// Profile is the RBAC profile of manifests/agent to apply: ProfileFull or
+	// ProfileLeastPrivilege. Default: ProfileFull.
+	Profile string
 	// Timeout bounds the wait for the agent pod to run. Default: DefaultTimeout.
 	Timeout time.Duration
 }
@@ -72,7 +75,7 @@ func Install(ctx context.Context, opts Options) (*Result, error) {
 	if opts.Timeout <= 0 {
 		opts.Timeout = DefaultTimeout
 	}
-	objs, err := Render(opts.Image)
+	objs, err := Render(opts.Profile, opts.Image)
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package install
 import (
 	"context"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -32,7 +33,7 @@ func TestMain(m *testing.M) {
 }
 
 func TestRenderKeepsTheKustomizationOrderAndSetsTheImage(t *testing.T) {
-	objs, err := Render("registry.example/flotilla-agent:v9")
+	objs, err := Render(ProfileFull, "registry.example/flotilla-agent:v9")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -313,5 +314,33 @@ func TestOnlyLivePodsOfTheInstalledImageCount(t *testing.T) {
 				t.Errorf("isAgentPodOf = %v, want %v", got, tc.want)
 			}
 		})
+	}
+}
+
+func TestRenderLeastPrivilegeProfile(t *testing.T) {
+	objs, err := Render(ProfileLeastPrivilege, "flotilla-agent:v9")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var args []string
+	kinds := map[string]int{}
+	for _, o := range objs {
+		kinds[o.GetKind()]++
+		if o.GetKind() == "Deployment" {
+			d := &appsv1.Deployment{}
+			if err := env.Scheme.Convert(o, d, nil); err != nil {
+				t.Fatal(err)
+			}
+			args = d.Spec.Template.Spec.Containers[0].Args
+		}
+	}
+	if !slices.Contains(args, "--rbac-profile=least-privilege") {
+		t.Errorf("agent args = %v, want --rbac-profile=least-privilege", args)
+	}
+	if kinds["Deployment"] != 1 || kinds["ClusterRole"] < 2 {
+		t.Errorf("rendered kinds = %v, want one Deployment and the profile's ClusterRoles", kinds)
+	}
+	if _, err := Render("admin", "flotilla-agent:v9"); err == nil || !strings.Contains(err.Error(), "unknown RBAC profile") {
+		t.Errorf("Render of an unknown profile: err = %v, want an unknown profile error", err)
 	}
 }

@@ -10,6 +10,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"sigs.k8s.io/kustomize/api/krusty"
+	"sigs.k8s.io/kustomize/kyaml/filesys"
 	"sigs.k8s.io/yaml"
 
 	"github.com/flotilla-io/flotilla/manifests"
@@ -18,27 +20,42 @@ import (
 // ImageName is the agent image's name in manifests/agent.
 const ImageName = "flotilla-agent"
 
-// kustomization is the part of manifests/agent/kustomization.yaml that install reads.
-type kustomization struct {
-	Resources []string `json:"resources"`
-	Images    []struct {
-		Name    string `json:"name"`
-		NewName string `json:"newName"`
-		NewTag  string `json:"newTag"`
-	} `json:"images"`
+// RBAC profiles of manifests/agent: the folder each one is built from.
+const (
+	// ProfileFull gives the agent full access on the member (manifests/agent).
+	ProfileFull = "full"
+	// ProfileLeastPrivilege gives it namespaced objects in the namespaces it
+	// places and a list of cluster-scoped kinds (manifests/agent/least-privilege).
+	ProfileLeastPrivilege = "least-privilege"
+)
+
+// profileDirs maps a profile to its kustomization inside the embedded tree.
+var profileDirs = map[string]string{
+	ProfileFull:           "agent",
+	ProfileLeastPrivilege: "agent/least-privilege",
 }
+
+// baseKustomization is where manifests/agent names its image (every profile
+// builds on the base).
+const baseKustomization = "agent/base/kustomization.yaml"
 
 // DefaultImage is the agent image manifests/agent deploys: its images entry
-// applied to flotilla-agent.
+// for flotilla-agent.
 func DefaultImage() (string, error) {
-	k, err := readKustomization(manifests.Agent)
+	data, err := fs.ReadFile(manifests.Agent, baseKustomization)
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("failed to read the embedded manifests/agent: %w", err)
 	}
-	return k.image(), nil
-}
-
-func (k *kustomization) image() string {
+	k := struct {
+		Images []struct {
+			Name    string `json:"name"`
+			NewName string `json:"newName"`
+			NewTag  string `json:"newTag"`
+		} `json:"images"`
+	}{}
+	if err := yaml.Unmarshal(data, &k); err != nil {
+		return "", fmt.Errorf("failed to parse manifests/%s: %w", baseKustomization, err)
+	}
 	name, tag := ImageName, "latest"
 	for _, i := range k.Images {
 		if i.Name == ImageName {
@@ -50,65 +67,87 @@ func (k *kustomization) image() string {
 			}
 		}
 	}
-	return name + ":" + tag
+	return name + ":" + tag, nil
 }
 
-func readKustomization(fsys fs.FS) (*kustomization, error) {
-	data, err := fs.ReadFile(fsys, "agent/kustomization.yaml")
-	if err != nil {
-		return nil, fmt.Errorf("failed to read the embedded manifests/agent: %w", err)
+// Render builds manifests/agent's kustomization for an RBAC profile (empty is
+// ProfileFull) with kustomize, and sets the agent container's image. Objects
+// come in kustomize's apply order (namespaces and RBAC before the Deployment).
+func Render(profile, image string) ([]*unstructured.Unstructured, error) {
+	return render(manifests.Agent, profile, image)
+}
+
+func render(src fs.FS, profile, image string) ([]*unstructured.Unstructured, error) {
+	if profile == "" {
+		profile = ProfileFull
 	}
-	k := &kustomization{}
-	if err := yaml.Unmarshal(data, k); err != nil {
-		return nil, fmt.Errorf("failed to parse manifests/agent/kustomization.yaml: %w", err)
+	dir, ok := profileDirs[profile]
+	if !ok {
+		return nil, fmt.Errorf("unknown RBAC profile %q: use %s or %s", profile, ProfileFull, ProfileLeastPrivilege)
 	}
-	return k, nil
-}
-
-// Render returns the objects of manifests/agent in the order its kustomization
-// lists them, with the agent container's image set to image.
-func Render(image string) ([]*unstructured.Unstructured, error) {
-	return render(manifests.Agent, image)
-}
-
-func render(fsys fs.FS, image string) ([]*unstructured.Unstructured, error) {
-	k, err := readKustomization(fsys)
+	mem, err := copyToMemory(src)
 	if err != nil {
 		return nil, err
 	}
+	opts := krusty.MakeDefaultOptions()
+	// Namespaces and RBAC before the Deployment that needs them (kubectl's order).
+	opts.Reorder = krusty.ReorderOptionLegacy
+	res, err := krusty.MakeKustomizer(opts).Run(mem, "/"+dir)
+	if err != nil {
+		return nil, fmt.Errorf("failed to build manifests/%s: %w", dir, err)
+	}
+	data, err := res.AsYaml()
+	if err != nil {
+		return nil, fmt.Errorf("failed to print manifests/%s: %w", dir, err)
+	}
 	var objs []*unstructured.Unstructured
-	for _, res := range k.Resources {
-		if path.Ext(res) != ".yaml" || strings.Contains(res, "/") {
-			return nil, fmt.Errorf("manifests/agent/kustomization.yaml lists %q: install renders only the .yaml files beside it", res)
-		}
-		data, err := fs.ReadFile(fsys, "agent/"+res)
-		if err != nil {
-			return nil, fmt.Errorf("failed to read manifests/agent/%s: %w", res, err)
-		}
-		dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
-		for {
-			obj := &unstructured.Unstructured{}
-			if err := dec.Decode(&obj.Object); err != nil {
-				if err == io.EOF {
-					break
-				}
-				return nil, fmt.Errorf("failed to parse manifests/agent/%s: %w", res, err)
+	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
+	for {
+		obj := &unstructured.Unstructured{}
+		if err := dec.Decode(&obj.Object); err != nil {
+			if err == io.EOF {
+				break
 			}
-			if len(obj.Object) == 0 {
-				continue
-			}
-			if obj.GetKind() == "Deployment" {
-				if err := setImage(obj, image); err != nil {
-					return nil, err
-				}
-			}
-			objs = append(objs, obj)
+			return nil, fmt.Errorf("failed to parse the built manifests/%s: %w", dir, err)
 		}
+		if len(obj.Object) == 0 {
+			continue
+		}
+		if obj.GetKind() == "Deployment" {
+			if err := setImage(obj, image); err != nil {
+				return nil, err
+			}
+		}
+		objs = append(objs, obj)
 	}
 	return objs, nil
 }
 
-// setImage replaces the image of every container whose image is flotilla-agent.
+// copyToMemory copies an embedded tree into kustomize's in-memory file system,
+// rooted at "/".
+func copyToMemory(src fs.FS) (filesys.FileSystem, error) {
+	mem := filesys.MakeFsInMemory()
+	err := fs.WalkDir(src, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			return mem.MkdirAll(path.Join("/", p))
+		}
+		data, err := fs.ReadFile(src, p)
+		if err != nil {
+			return err
+		}
+		return mem.WriteFile(path.Join("/", p), data)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("failed to read the embedded manifests: %w", err)
+	}
+	return mem, nil
+}
+
+// setImage replaces the image of every container whose image is flotilla-agent
+// (with any registry or tag).
 func setImage(deploy *unstructured.Unstructured, image string) error {
 	containers, _, err := unstructured.NestedSlice(deploy.Object, "spec", "template", "spec", "containers")
 	if err != nil {
@@ -121,7 +160,7 @@ func setImage(deploy *unstructured.Unstructured, image string) error {
 			continue
 		}
 		current, _ := c["image"].(string)
-		if current == ImageName || strings.HasPrefix(current, ImageName+":") {
+		if imageName(current) == ImageName {
 			c["image"] = image
 			found = true
 		}
@@ -130,4 +169,18 @@ func setImage(deploy *unstructured.Unstructured, image string) error {
 		return fmt.Errorf("manifests/agent: Deployment %s has no %s container", deploy.GetName(), ImageName)
 	}
 	return unstructured.SetNestedSlice(deploy.Object, containers, "spec", "template", "spec", "containers")
+}
+
+// imageName is an image reference's last path element without tag or digest.
+func imageName(ref string) string {
+	if i := strings.Index(ref, "@"); i >= 0 {
+		ref = ref[:i]
+	}
+	if i := strings.LastIndex(ref, "/"); i >= 0 {
+		ref = ref[i+1:]
+	}
+	if i := strings.Index(ref, ":"); i >= 0 {
+		ref = ref[:i]
+	}
+	return ref
 }

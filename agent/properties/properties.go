@@ -10,8 +10,10 @@ import (
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
 
 	"github.com/flotilla-io/flotilla/pkg/tunnel"
 )
@@ -32,8 +34,9 @@ const maxMessage = 512
 
 // Options configure a Collector. The zero value is ready to use.
 type Options struct {
-	// Interval is how often Run refreshes the properties: it lists the
-	// member's nodes and pods and asks its API server for /readyz.
+	// Interval is how often Run refreshes the properties: it sums up the
+	// member's nodes and pods (kept by informers, not listed) and asks its API
+	// server for /readyz and its version.
 	// Default: DefaultInterval (15s).
 	Interval time.Duration
 
@@ -60,6 +63,10 @@ type Collector struct {
 	client kubernetes.Interface
 	opts   Options
 
+	// nodes and pods keep the member's nodes and running pods, trimmed to what
+	// Summarize reads, from Run on; before, Collect lists them.
+	nodes, pods cache.SharedIndexInformer
+
 	mu sync.RWMutex
 	// latest is the last collection; each part keeps its last known value
 	// when collecting it fails.
@@ -73,11 +80,58 @@ func New(cfg *rest.Config, opts Options) (*Collector, error) {
 	if err != nil {
 		return nil, fmt.Errorf("failed to create a client of the member cluster: %w", err)
 	}
-	return &Collector{client: cs, opts: opts}, nil
+	c := &Collector{client: cs, opts: opts}
+	c.nodes = informers.NewSharedInformerFactory(cs, 0).Core().V1().Nodes().Informer()
+	c.pods = informers.NewSharedInformerFactoryWithOptions(cs, 0, informers.WithTweakListOptions(func(o *metav1.ListOptions) {
+		o.FieldSelector = runningPods
+	})).Core().V1().Pods().Informer()
+	_ = c.nodes.SetTransform(trimNode)
+	_ = c.pods.SetTransform(trimPod)
+	return c, nil
+}
+
+// runningPods selects the pods that hold resources on their nodes.
+var runningPods = "status.phase!=" + string(corev1.PodSucceeded) + ",status.phase!=" + string(corev1.PodFailed)
+
+// trimNode keeps of a node what Summarize reads, so that the cache stays small.
+func trimNode(obj any) (any, error) {
+	n, ok := obj.(*corev1.Node)
+	if !ok {
+		return obj, nil
+	}
+	return &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: n.Name, ResourceVersion: n.ResourceVersion},
+		Spec:       corev1.NodeSpec{ProviderID: n.Spec.ProviderID},
+		Status:     corev1.NodeStatus{Capacity: n.Status.Capacity, Allocatable: n.Status.Allocatable},
+	}, nil
+}
+
+// trimPod keeps of a pod what Summarize reads: its node, phase and requests.
+func trimPod(obj any) (any, error) {
+	p, ok := obj.(*corev1.Pod)
+	if !ok {
+		return obj, nil
+	}
+	out := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace, ResourceVersion: p.ResourceVersion},
+		Spec:       corev1.PodSpec{NodeName: p.Spec.NodeName, Overhead: p.Spec.Overhead, Resources: p.Spec.Resources},
+		Status:     corev1.PodStatus{Phase: p.Status.Phase},
+	}
+	for _, c := range p.Spec.Containers {
+		out.Spec.Containers = append(out.Spec.Containers, corev1.Container{Resources: corev1.ResourceRequirements{Requests: c.Resources.Requests}})
+	}
+	for _, c := range p.Spec.InitContainers {
+		out.Spec.InitContainers = append(out.Spec.InitContainers, corev1.Container{Resources: corev1.ResourceRequirements{Requests: c.Resources.Requests}, RestartPolicy: c.RestartPolicy})
+	}
+	return out, nil
 }
 
 // Run collects the properties now and then every Interval until ctx is done.
 func (c *Collector) Run(ctx context.Context) {
+	// The first collection does not wait for the informers (it lists once), so
+	// that the first heartbeats already say whether the member is healthy.
+	go c.nodes.Run(ctx.Done())
+	go c.pods.Run(ctx.Done())
 	t := time.NewTicker(c.opts.Interval)
 	defer t.Stop()
 	for {
@@ -141,7 +195,11 @@ func (c *Collector) readyz(ctx context.Context) (bool, string) {
 
 // collectResources fills in the node count, provider and resource sums.
 func (c *Collector) collectResources(ctx context.Context, p *tunnel.ClusterProperties) error {
-	// ResourceVersion "0" is served from the API server's cache.
+	if c.nodes.HasSynced() && c.pods.HasSynced() {
+		c.summarize(p, fromStore[corev1.Node](c.nodes.GetStore()), fromStore[corev1.Pod](c.pods.GetStore()))
+		return nil
+	}
+	// Before Run: ResourceVersion "0" is served from the API server's cache.
 	nodes, err := c.client.CoreV1().Nodes().List(ctx, metav1.ListOptions{ResourceVersion: "0"})
 	if err != nil {
 		return fmt.Errorf("failed to list nodes: %w", err)
@@ -153,13 +211,29 @@ func (c *Collector) collectResources(ctx context.Context, p *tunnel.ClusterPrope
 	if err != nil {
 		return fmt.Errorf("failed to list pods: %w", err)
 	}
-	s := Summarize(nodes.Items, pods.Items)
+	c.summarize(p, nodes.Items, pods.Items)
+	return nil
+}
+
+func (c *Collector) summarize(p *tunnel.ClusterProperties, nodes []corev1.Node, pods []corev1.Pod) {
+	s := Summarize(nodes, pods)
 	p.NodeCount = s.NodeCount
 	p.Provider = s.Provider
 	p.Capacity = s.Capacity
 	p.Allocatable = s.Allocatable
 	p.Available = s.Available
-	return nil
+}
+
+// fromStore returns the objects of an informer's store.
+func fromStore[T any](store cache.Store) []T {
+	items := store.List()
+	out := make([]T, 0, len(items))
+	for _, item := range items {
+		if o, ok := item.(*T); ok {
+			out = append(out, *o)
+		}
+	}
+	return out
 }
 
 func copyProperties(p tunnel.ClusterProperties) tunnel.ClusterProperties {

@@ -48,6 +48,17 @@ var _ Applier = (*apply.Applier)(nil)
 
 // PropertySource gives the member's properties for a heartbeat, at once;
 // *properties.Collector is one.
+// Upsyncer mirrors objects born on the member to the hub for the Works it is
+// given (package upsync).
+type Upsyncer interface {
+	// Set starts or changes the upsync of a Work that was applied.
+	Set(work *placementv1beta1.Work)
+	// Remove stops the upsync of a Work that was removed.
+	Remove(workName string)
+	// Resync sends everything again, for a new session.
+	Resync()
+}
+
 type PropertySource interface {
 	Latest() tunnel.ClusterProperties
 }
@@ -78,6 +89,17 @@ type Options struct {
 	// are re-evaluated (and reported when their status changed). Default:
 	// DefaultRecheckInterval (5s).
 	RecheckInterval time.Duration
+
+	// ChangesWatched is set when the Applier watches the objects it applied and
+	// reports their changes through Runner.Changed: Works are then rechecked on
+	// every change and never polled, and RecheckInterval is not used.
+	// Default: false (Works applied but not available are polled).
+	ChangesWatched bool
+
+	// Upsync, if set, is told of every Work applied and removed, and asked to
+	// send everything again in every new session (after WorkSyncDone). It sends
+	// through Runner.SendUpsync. Default: nil (no upsync).
+	Upsync Upsyncer
 
 	// MaxConcurrentApplies bounds how many Works are processed at once.
 	// Default: DefaultMaxConcurrentApplies (4).

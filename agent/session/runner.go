@@ -27,6 +27,8 @@ type Runner struct {
 	opts    Options
 	log     logr.Logger
 	started atomic.Bool
+	// running is set once the queue exists, for Changed.
+	running atomic.Bool
 
 	// queue holds the names of Works with something to do (workState.next);
 	// a name is never processed by two workers at once.
@@ -72,6 +74,7 @@ func (r *Runner) Run(ctx context.Context, dial DialFunc, reconnect tunnel.Reconn
 	r.queue = workqueue.NewTypedRateLimitingQueueWithConfig(
 		workqueue.NewTypedItemExponentialFailureRateLimiter[string](r.opts.RetryInitialInterval, r.opts.RetryMaxInterval),
 		workqueue.TypedRateLimitingQueueConfig[string]{})
+	r.running.Store(true)
 
 	var wg sync.WaitGroup
 	for range r.opts.MaxConcurrentApplies {
@@ -80,7 +83,9 @@ func (r *Runner) Run(ctx context.Context, dial DialFunc, reconnect tunnel.Reconn
 			}
 		})
 	}
-	wg.Go(func() { r.recheckLoop(ctx) })
+	if !r.opts.ChangesWatched {
+		wg.Go(func() { r.recheckLoop(ctx) })
+	}
 	defer func() {
 		r.queue.ShutDown()
 		wg.Wait()

@@ -2,6 +2,7 @@ package session
 
 import (
 	"encoding/json"
+	"errors"
 	"sort"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -122,3 +123,20 @@ func conditionStatus(conditions []metav1.Condition, t string) metav1.ConditionSt
 func conditionTrue(conditions []metav1.Condition, t string) bool {
 	return conditionStatus(conditions, t) == metav1.ConditionTrue
 }
+
+// SendUpsync sends an upsync message to the hub in the current session. It fails
+// when there is none: the next session sends everything again (Upsyncer.Resync).
+func (r *Runner) SendUpsync(m tunnel.Upsync) error {
+	r.sendMu.Lock()
+	defer r.sendMu.Unlock()
+	r.mu.Lock()
+	s := r.current
+	r.mu.Unlock()
+	if s == nil {
+		return errNoSession
+	}
+	return s.Status().Send(m)
+}
+
+// errNoSession is SendUpsync's error without a session.
+var errNoSession = errors.New("not connected to the hub")

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/flotilla-io/flotilla/agent/apply"
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
 	"github.com/flotilla-io/flotilla/pkg/tunnel"
@@ -76,6 +78,9 @@ func (r *Runner) workLoop(ctx context.Context, c *conn) error {
 		case tunnel.WorkSyncDone:
 			c.log.Info("In sync with the hub")
 			r.reportAll()
+			if r.opts.Upsync != nil {
+				r.opts.Upsync.Resync()
+			}
 		default:
 			c.log.V(1).Info("Ignoring a work message", "type", m.FrameType().String())
 		}
@@ -223,7 +228,7 @@ func (r *Runner) apply(ctx context.Context, st *workState, work *placementv1beta
 	if ctx.Err() != nil {
 		return
 	}
-	complete := err == nil && conditionTrue(status.Conditions, placementv1beta1.ConditionApplied)
+	complete := err == nil && settled(status)
 	switch {
 	case err != nil && unchanged:
 		log.Error(err, "Failed to re-evaluate the Work's status; applying it again later")
@@ -248,6 +253,9 @@ func (r *Runner) apply(ctx context.Context, st *workState, work *placementv1beta
 	// An unchanged spec the hub sent again is reported even if its status
 	// did not change: the hub may have lost it.
 	r.report(st.name, unchanged)
+	if r.opts.Upsync != nil && err == nil {
+		r.opts.Upsync.Set(work)
+	}
 	if complete {
 		r.queue.Forget(st.name)
 	} else {
@@ -267,6 +275,9 @@ func (r *Runner) remove(ctx context.Context, st *workState) {
 		return
 	}
 	r.log.V(1).Info("Removed the Work", "work", st.name)
+	if r.opts.Upsync != nil {
+		r.opts.Upsync.Remove(st.name)
+	}
 	r.confirmRemoved(st.name)
 	r.queue.Forget(st.name)
 	r.mu.Lock()
@@ -296,7 +307,7 @@ func (r *Runner) recheck(ctx context.Context, st *workState, work *placementv1be
 		r.log.V(1).Info("Failed to re-evaluate the Work's status", "work", st.name, "err", err)
 		return
 	}
-	complete := conditionTrue(status.Conditions, placementv1beta1.ConditionApplied)
+	complete := settled(status)
 	r.mu.Lock()
 	if st.hash != hash {
 		r.mu.Unlock()
@@ -324,6 +335,35 @@ func (r *Runner) retryLater(name string, next op) {
 	st.next = next
 	r.mu.Unlock()
 	r.queue.AddRateLimited(name)
+}
+
+// Changed queues a recheck of a Work one of whose applied objects changed on the
+// member (the Applier watches them; see Options.ChangesWatched). It does not block.
+func (r *Runner) Changed(workName string) {
+	if !r.running.Load() {
+		return
+	}
+	r.enqueue(workName, opRecheck, nil, "")
+}
+
+// settled reports whether a status leaves nothing to retry: every manifest is
+// applied, or the only ones not applied are left drifted on purpose
+// (IfNotDrifted), or, under ReportDiff, every manifest was compared.
+func settled(status placementv1beta1.WorkStatus) bool {
+	if c := conditionOf(status.Conditions, placementv1beta1.ConditionDiffReported); c != nil {
+		return c.Status == metav1.ConditionTrue
+	}
+	c := conditionOf(status.Conditions, placementv1beta1.ConditionApplied)
+	return c != nil && (c.Status == metav1.ConditionTrue || c.Reason == placementv1beta1.ReasonFoundDrifts)
+}
+
+func conditionOf(conditions []metav1.Condition, t string) *metav1.Condition {
+	for i := range conditions {
+		if conditions[i].Type == t {
+			return &conditions[i]
+		}
+	}
+	return nil
 }
 
 // recheckLoop queues, every RecheckInterval, the Works that are applied but

@@ -156,6 +156,26 @@ func TestPipelineFromPlacementToWorkAndBack(t *testing.T) {
 		return fmt.Errorf("the Work does not carry the edit yet")
 	})
 
+	// Changing only what the Works carry from the placement (delete strategy, status
+	// feedback) reaches the Work, without a new resource snapshot.
+	if err := c.Get(ctx, types.NamespacedName{Name: "app"}, crp); err != nil {
+		t.Fatal(err)
+	}
+	crp.Spec.Strategy.DeleteStrategy = &placementv1beta1.DeleteStrategy{PropagationPolicy: placementv1beta1.DeletePropagationPolicyAbandon}
+	crp.Spec.StatusFeedback = []placementv1beta1.StatusFeedbackRule{{Version: "v1", Kind: "ConfigMap", JSONPaths: []placementv1beta1.JSONPathRule{{Name: "k", Path: ".data.k"}}}}
+	if err := c.Update(ctx, crp); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, 30*time.Second, func() error {
+		if err := c.Get(ctx, workKey, work); err != nil {
+			return err
+		}
+		if ds := work.Spec.DeleteStrategy; ds == nil || ds.PropagationPolicy != placementv1beta1.DeletePropagationPolicyAbandon || len(work.Spec.StatusFeedback) != 1 {
+			return fmt.Errorf("the Work has delete strategy %+v and feedback %+v, want Abandon and one rule", ds, work.Spec.StatusFeedback)
+		}
+		return nil
+	})
+
 	// Deleting the placement deletes the Work and, at last, the placement.
 	if err := c.Delete(ctx, crp); err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"golang.org/x/time/rate"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/client-go/dynamic"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -24,6 +25,7 @@ import (
 	"github.com/flotilla-io/flotilla/hub/membership"
 	"github.com/flotilla-io/flotilla/hub/placement"
 	"github.com/flotilla-io/flotilla/hub/replica"
+	"github.com/flotilla-io/flotilla/hub/reportback"
 	"github.com/flotilla-io/flotilla/hub/resources"
 	"github.com/flotilla-io/flotilla/hub/rollout"
 	"github.com/flotilla-io/flotilla/hub/scheduler"
@@ -31,6 +33,7 @@ import (
 	"github.com/flotilla-io/flotilla/hub/scheduler/plugins"
 	"github.com/flotilla-io/flotilla/hub/tunnelserver"
 	"github.com/flotilla-io/flotilla/hub/updaterun"
+	"github.com/flotilla-io/flotilla/hub/upsync"
 	"github.com/flotilla-io/flotilla/hub/workcleanup"
 	"github.com/flotilla-io/flotilla/hub/workgen"
 )
@@ -52,6 +55,11 @@ func setupHub(_ context.Context, mgr ctrl.Manager, opts *Options) error {
 	if err != nil {
 		return fmt.Errorf("failed to create a client: %w", err)
 	}
+	dyn, err := dynamic.NewForConfig(mgr.GetConfig())
+	if err != nil {
+		return fmt.Errorf("failed to create a dynamic client: %w", err)
+	}
+	upsyncHandler := &upsync.Handler{Client: direct, Dynamic: dyn, Mapper: mgr.GetRESTMapper(), Log: mgr.GetLogger().WithName("upsync")}
 	tunnels, err := tunnelserver.New(tunnelserver.Options{
 		Namespace:             opts.Namespace,
 		ReplicaName:           opts.ReplicaName,
@@ -68,6 +76,7 @@ func setupHub(_ context.Context, mgr ctrl.Manager, opts *Options) error {
 		MaxConnections:             opts.TunnelMaxConnections,
 		MaxHandshakes:              opts.TunnelMaxHandshakes,
 		ReplicaLeaseDuration:       opts.ReplicaLeaseDuration,
+		Upsync:                     upsyncHandler,
 	}, mgr.GetClient(), direct, mgr.GetCache(), metrics.Registry, mgr.GetEventRecorder("tunnel"), mgr.GetLogger().WithName("tunnel"))
 	if err != nil {
 		return err
@@ -116,6 +125,8 @@ func setupHub(_ context.Context, mgr ctrl.Manager, opts *Options) error {
 		&updaterun.Reconciler{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder("updaterun"),
 			Workers: opts.Workers.UpdateRun},
 		&updaterun.ExternalReconciler{Client: mgr.GetClient()},
+		&upsync.Reconciler{Client: mgr.GetClient(), Handler: upsyncHandler},
+		&reportback.Reconciler{Client: mgr.GetClient(), Dynamic: dyn, Mapper: mgr.GetRESTMapper()},
 	}
 	for _, c := range controllers {
 		if err := c.SetupWithManager(mgr); err != nil {

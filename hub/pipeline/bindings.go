@@ -81,8 +81,12 @@ type BindingStatus struct {
 	FailedPlacements []placementv1beta1.FailedResourcePlacement `json:"failedPlacements,omitempty"`
 	// DiffedPlacements, for the work generator.
 	DiffedPlacements []placementv1beta1.DiffedResourcePlacement `json:"diffedPlacements,omitempty"`
-	// OwnsPlacementLists says the manager owns FailedPlacements and
-	// DiffedPlacements (the work generator), so that they are compared too.
+	// DriftedPlacements, for the work generator.
+	DriftedPlacements []placementv1beta1.DriftedResourcePlacement `json:"driftedPlacements,omitempty"`
+	// Feedback, for the work generator.
+	Feedback []placementv1beta1.ResourceFeedback `json:"feedback,omitempty"`
+	// OwnsPlacementLists says the manager owns the lists above (the work
+	// generator), so that they are compared too.
 	OwnsPlacementLists bool `json:"-"`
 }
 
@@ -137,6 +141,12 @@ func bindingStatusDiffers(b *placementv1beta1.ClusterResourceBinding, owned []st
 			return true
 		}
 		if !equality.Semantic.DeepEqual(normalize(want.DiffedPlacements), normalize(b.Status.DiffedPlacements)) {
+			return true
+		}
+		if !equality.Semantic.DeepEqual(normalize(want.DriftedPlacements), normalize(b.Status.DriftedPlacements)) {
+			return true
+		}
+		if !equality.Semantic.DeepEqual(normalize(want.Feedback), normalize(b.Status.Feedback)) {
 			return true
 		}
 	}

@@ -146,6 +146,7 @@ func computeStatus(s *scope, bindings []placementv1beta1.ClusterResourceBinding,
 		status, reason, message := summarise(statuses, stage.condType, stage.pendingReason)
 		conditions.Set(&st.Conditions, t, status, reason, message, gen)
 	}
+	placementAgentReports(crp, statuses, gen)
 }
 
 // perClusterStatus reports one binding's progress. A stage is only as fresh as
@@ -183,6 +184,7 @@ func perClusterStatus(b *placementv1beta1.ClusterResourceBinding, latestSnapshot
 		}
 		previousTrue = conditions.IsTrue(pcs.Conditions, stage.condType)
 	}
+	perClusterAgentReports(b, &pcs, stale, gen)
 	return pcs
 }
 

@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
+	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
 )
 
 // skippedGroups are API groups whose objects describe the hub cluster itself, are
@@ -68,6 +69,9 @@ func SkipObject(obj *unstructured.Unstructured) (bool, string) {
 	}
 	if isMemberNamespace(obj.GetNamespace()) {
 		return true, "in a member's Work namespace"
+	}
+	if from := obj.GetLabels()[placementv1beta1.LabelUpsyncedFrom]; from != "" {
+		return true, "a mirror upsynced from member " + from
 	}
 	for _, ref := range obj.GetOwnerReferences() {
 		if ref.Controller != nil && *ref.Controller {

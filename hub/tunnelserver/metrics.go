@@ -46,7 +46,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Name: "flotilla_tunnel_work_sent_total", Help: "Work upserts and deletes sent to agents.",
 		}, []string{"op"}),
 		statusReports: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "flotilla_tunnel_status_reports_total", Help: "Work status reports received from agents, by outcome.",
+			Name: "flotilla_tunnel_status_reports_total", Help: "Work status reports and upsync messages (outcomes upsync-applied, upsync-error, upsync-dropped) received from agents, by outcome.",
 		}, []string{"outcome"}),
 		sessionsRejected: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "flotilla_tunnel_sessions_rejected_total", Help: "Tunnel sessions refused at hello.",

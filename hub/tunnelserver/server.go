@@ -82,6 +82,13 @@ type Options struct {
 	// tunnel.Server). Defaults: tunnel.DefaultMaxConnections and
 	// tunnel.DefaultMaxHandshakes.
 	MaxConnections, MaxHandshakes int
+	// Upsync takes the agents' Upsync messages; nil drops them.
+	Upsync UpsyncHandler
+}
+
+// UpsyncHandler takes the Upsync messages of the agent of a member cluster.
+type UpsyncHandler interface {
+	Handle(ctx context.Context, cluster string, m tunnel.Upsync) error
 }
 
 // Server is the hub's tunnel endpoint; a manager Runnable in every replica.

@@ -388,6 +388,10 @@ func (s *Server) statusLoop(ctx context.Context, ms *memberSession) error {
 		if err != nil {
 			return err
 		}
+		if u, ok := m.(tunnel.Upsync); ok {
+			s.handleUpsync(ctx, ms, u)
+			continue
+		}
 		rep, ok := m.(tunnel.StatusReport)
 		if !ok {
 			continue

@@ -44,6 +44,7 @@ type Reconciler struct {
 var ownedConditions = []string{
 	placementv1beta1.ConditionOverridden, placementv1beta1.ConditionWorkSynchronized,
 	placementv1beta1.ConditionApplied, placementv1beta1.ConditionAvailable,
+	placementv1beta1.ConditionDiffReported,
 }
 
 // WorkName is the name of a placement's Work in a member's namespace.
@@ -88,16 +89,17 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (ctrl
 	if err != nil {
 		conditions.Set(&own, placementv1beta1.ConditionWorkSynchronized, metav1.ConditionFalse,
 			placementv1beta1.ReasonWorkNotSynchronized, err.Error(), b.Generation)
-		want.FailedPlacements = b.Status.FailedPlacements
+		want.FailedPlacements, want.DiffedPlacements = b.Status.FailedPlacements, b.Status.DiffedPlacements
+		want.DriftedPlacements, want.Feedback = b.Status.DriftedPlacements, b.Status.Feedback
 	} else {
 		conditions.Set(&own, placementv1beta1.ConditionOverridden, metav1.ConditionTrue,
 			placementv1beta1.ReasonNoOverrideSpecified, "no override applies", b.Generation)
 		conditions.Set(&own, placementv1beta1.ConditionWorkSynchronized, metav1.ConditionTrue,
 			placementv1beta1.ReasonWorkSynchronized, fmt.Sprintf("Work %s/%s holds snapshot %s", work.Namespace, work.Name, b.Spec.ResourceSnapshotName), b.Generation)
 		want.FailedPlacements = copyWorkStatus(&own, b, work)
+		copyAgentReports(&own, &want, b, work)
 	}
 	want.Conditions = own
-	want.DiffedPlacements = b.Status.DiffedPlacements
 	if uerr := pipeline.ApplyBindingStatus(ctx, r.Client, b, pipeline.ManagerWorkGenerator, ownedConditions, want); uerr != nil {
 		return ctrl.Result{}, uerr
 	}
@@ -151,7 +153,7 @@ func (r *Reconciler) syncWork(ctx context.Context, b *placementv1beta1.ClusterRe
 		controllerutil.AddFinalizer(work, placementv1beta1.AppliedResourcesCleanupFinalizer)
 		work.Spec.Workload.Manifests = manifests
 		work.Spec.ApplyStrategy = b.Spec.ApplyStrategy.DeepCopy()
-		work.Spec.DeleteStrategy = crp.Spec.Strategy.DeleteStrategy.DeepCopy()
+		setAgentSpec(work, crp)
 		return controllerutil.SetControllerReference(b, work, r.Scheme)
 	})
 	if apierrors.IsNotFound(err) {

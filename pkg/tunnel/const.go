@@ -88,6 +88,9 @@ const (
 	// FrameStatusReport carries the status of one Work (agent → hub, status
 	// stream).
 	FrameStatusReport FrameType = 0x20
+	// FrameUpsync mirrors objects born on the member to the hub (agent → hub,
+	// status stream).
+	FrameUpsync FrameType = 0x21
 )
 
 var frameTypeNames = map[FrameType]string{
@@ -102,6 +105,7 @@ var frameTypeNames = map[FrameType]string{
 	FrameWorkDelete:    "WorkDelete",
 	FrameWorkSyncDone:  "WorkSyncDone",
 	FrameStatusReport:  "StatusReport",
+	FrameUpsync:        "Upsync",
 }
 
 // String returns the name of the frame type, or FrameType(N) for a number
@@ -124,7 +128,7 @@ const (
 	// StreamWork carries the desired Work set (hub → agent) and the agent's
 	// inventory.
 	StreamWork StreamKind = 2
-	// StreamStatus carries Work status (agent → hub).
+	// StreamStatus carries Work status and upsynced objects (agent → hub).
 	StreamStatus StreamKind = 3
 )
 

@@ -56,6 +56,7 @@ func TestFrameTypeValues(t *testing.T) {
 		FrameWorkDelete:    {0x12, "WorkDelete"},
 		FrameWorkSyncDone:  {0x13, "WorkSyncDone"},
 		FrameStatusReport:  {0x20, "StatusReport"},
+		FrameUpsync:        {0x21, "Upsync"},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("frame types changed (-want +got):\n%s", diff)
@@ -122,6 +123,7 @@ func TestFramePlacement(t *testing.T) {
 		"WorkDelete":    {"Work", "hub", false, true, false},
 		"WorkSyncDone":  {"Work", "hub", false, true, true},
 		"StatusReport":  {"Status", "agent", false, true, false},
+		"Upsync":        {"Status", "agent", false, true, false},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("frame placement changed (-want +got):\n%s", diff)

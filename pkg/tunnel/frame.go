@@ -112,6 +112,7 @@ var frameSpecs = map[FrameType]frameSpec{
 	FrameWorkDelete:    {decode: decodeAs[WorkDelete], stream: StreamWork, from: sideHub, phases: phaseEstablished},
 	FrameWorkSyncDone:  {decode: decodeAs[WorkSyncDone], stream: StreamWork, from: sideHub, phases: phaseEstablished, once: true},
 	FrameStatusReport:  {decode: decodeAs[StatusReport], stream: StreamStatus, from: sideAgent, phases: phaseEstablished},
+	FrameUpsync:        {decode: decodeAs[Upsync], stream: StreamStatus, from: sideAgent, phases: phaseEstablished},
 }
 
 // checkPlacement returns ErrUnexpectedFrame unless a frame of type t may be

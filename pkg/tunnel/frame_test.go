@@ -41,6 +41,9 @@ func sampleMessages() []Message {
 		WorkDelete{Name: "crp-db-member-1"},
 		WorkSyncDone{},
 		StatusReport{WorkName: "crp-web-member-1", Hash: "sha256:cc", Status: json.RawMessage(`{"conditions":[{"type":"Applied","status":"True"}]}`)},
+		Upsync{WorkName: "crp-web-work", Object: json.RawMessage(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"born","namespace":"app"}}`)},
+		Upsync{WorkName: "crp-web-work", Deleted: &UpsyncRef{Version: "v1", Kind: "ConfigMap", Namespace: "app", Name: "born"}},
+		Upsync{WorkName: "crp-web-work", Complete: true, Present: []UpsyncRef{{Version: "v1", Kind: "ConfigMap", Namespace: "app", Name: "born"}}, Problems: []string{"Widget.example.com: not served"}},
 	}
 }
 
@@ -170,6 +173,9 @@ func TestMessageJSONFieldNames(t *testing.T) {
 		{WorkSyncDone{}, `{}`},
 		{StatusReport{WorkName: "w", Hash: "h", Status: json.RawMessage(`{}`)}, `{"workName":"w","hash":"h","status":{}}`},
 		{StatusReport{WorkName: "w", Removed: true}, `{"workName":"w","hash":"","removed":true}`},
+		{Upsync{WorkName: "w", Object: json.RawMessage(`{"kind":"ConfigMap"}`)}, `{"workName":"w","object":{"kind":"ConfigMap"}}`},
+		{Upsync{WorkName: "w", Deleted: &UpsyncRef{Version: "v1", Kind: "ConfigMap", Name: "x"}}, `{"workName":"w","deleted":{"version":"v1","kind":"ConfigMap","name":"x"}}`},
+		{Upsync{WorkName: "w", Complete: true, Problems: []string{"p"}}, `{"workName":"w","complete":true,"problems":["p"]}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.msg.FrameType().String(), func(t *testing.T) {
@@ -208,6 +214,10 @@ func TestDecodeRejects(t *testing.T) {
 		{"delete without name", Header{Version: 1, Type: FrameWorkDelete, Length: 2}, `{}`, ErrInvalidMessage},
 		{"inventory item without name", Header{Version: 1, Type: FrameWorkInventory, Length: 24}, `{"items":[{"hash":"h"}]}`, ErrInvalidMessage},
 		{"status without work name", Header{Version: 1, Type: FrameStatusReport, Length: 2}, `{}`, ErrInvalidMessage},
+		{"upsync without work name", Header{Version: 1, Type: FrameUpsync, Length: 17}, `{"complete":true}`, ErrInvalidMessage},
+		{"upsync with nothing", Header{Version: 1, Type: FrameUpsync, Length: 16}, `{"workName":"w"}`, ErrInvalidMessage},
+		{"upsync with object and complete", Header{Version: 1, Type: FrameUpsync, Length: 44}, `{"workName":"w","object":{},"complete":true}`, ErrInvalidMessage},
+		{"upsync deletion without name", Header{Version: 1, Type: FrameUpsync, Length: 56}, `{"workName":"w","deleted":{"version":"v1","kind":"Pod"}}`, ErrInvalidMessage},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -185,6 +185,37 @@ type StatusReport struct {
 	Removed bool `json:"removed,omitempty"`
 }
 
+// Upsync mirrors, for one Work, objects born on the member (matching the Work's
+// upsync selectors, in the namespaces it places) to the hub. Sent by the agent on
+// the status stream. Exactly one of Object, Deleted and Complete is set.
+type Upsync struct {
+	// WorkName is the Work whose upsync selectors matched. Required.
+	WorkName string `json:"workName"`
+	// Object is an object as the member holds it, to create or update on the
+	// hub. The protocol does not interpret it.
+	Object json.RawMessage `json:"object,omitempty"`
+	// Deleted is an object removed from the member, to remove from the hub.
+	Deleted *UpsyncRef `json:"deleted,omitempty"`
+	// Complete says that Present lists every object the member holds for the
+	// Work (after a reconnect, or once watches started): the hub removes the
+	// others it mirrored from this member for the Work.
+	Complete bool `json:"complete,omitempty"`
+	// Present lists the objects, with Complete.
+	Present []UpsyncRef `json:"present,omitempty"`
+	// Problems are why some upsync selectors cannot be served (a kind the
+	// member does not serve), with Complete; the hub reports them.
+	Problems []string `json:"problems,omitempty"`
+}
+
+// UpsyncRef identifies an upsynced object.
+type UpsyncRef struct {
+	Group     string `json:"group,omitempty"`
+	Version   string `json:"version"`
+	Kind      string `json:"kind"`
+	Namespace string `json:"namespace,omitempty"`
+	Name      string `json:"name"`
+}
+
 // FrameType implementations.
 
 func (StreamOpen) FrameType() FrameType    { return FrameStreamOpen }
@@ -198,6 +229,7 @@ func (WorkUpsert) FrameType() FrameType    { return FrameWorkUpsert }
 func (WorkDelete) FrameType() FrameType    { return FrameWorkDelete }
 func (WorkSyncDone) FrameType() FrameType  { return FrameWorkSyncDone }
 func (StatusReport) FrameType() FrameType  { return FrameStatusReport }
+func (Upsync) FrameType() FrameType        { return FrameUpsync }
 
 // Validate checks that Kind is a kind of this protocol version.
 func (m StreamOpen) Validate() error {
@@ -250,6 +282,31 @@ func (m WorkDelete) Validate() error {
 func (m StatusReport) Validate() error {
 	if m.WorkName == "" {
 		return invalid(FrameStatusReport, "workName is required")
+	}
+	return nil
+}
+
+// Validate checks the required fields and that exactly one of Object, Deleted
+// and Complete is set.
+func (m Upsync) Validate() error {
+	set := 0
+	for _, b := range []bool{len(m.Object) > 0 && string(m.Object) != "null", m.Deleted != nil, m.Complete} {
+		if b {
+			set++
+		}
+	}
+	switch {
+	case m.WorkName == "":
+		return invalid(FrameUpsync, "workName is required")
+	case set != 1:
+		return invalid(FrameUpsync, "exactly one of object, deleted and complete must be set for Work %q", m.WorkName)
+	case m.Deleted != nil && (m.Deleted.Kind == "" || m.Deleted.Version == "" || m.Deleted.Name == ""):
+		return invalid(FrameUpsync, "deleted needs version, kind and name for Work %q", m.WorkName)
+	}
+	for i, r := range m.Present {
+		if r.Kind == "" || r.Version == "" || r.Name == "" {
+			return invalid(FrameUpsync, "present[%d] needs version, kind and name for Work %q", i, m.WorkName)
+		}
 	}
 	return nil
 }

@@ -57,7 +57,7 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	for _, k := range []struct{ dir, image string }{{"hub", build.HubImage}, {"agent", build.AgentImage}} {
+	for _, k := range []struct{ dir, image string }{{"hub", build.HubImage}, {filepath.Join("agent", "base"), build.AgentImage}} {
 		file := filepath.Join(root, "manifests", k.dir, "kustomization.yaml")
 		changed, err := build.SetKustomizeTag(file, k.image, opts.Tag)
 		if err != nil {

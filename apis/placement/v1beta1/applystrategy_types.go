@@ -27,8 +27,10 @@ const (
 	// ApplyStrategyTypeServerSideApply applies with server-side apply, as the Flotilla
 	// field manager.
 	ApplyStrategyTypeServerSideApply ApplyStrategyType = "ServerSideApply"
-	// ApplyStrategyTypeClientSideApply applies with a three-way merge against the
-	// last applied configuration, like kubectl apply.
+	// ApplyStrategyTypeClientSideApply applies with a three-way merge between the
+	// configuration last applied (kept in an annotation on the object, as kubectl
+	// apply does), the hub's object and the member's, so that fields others set on
+	// the member survive and fields the hub dropped are removed.
 	ApplyStrategyTypeClientSideApply ApplyStrategyType = "ClientSideApply"
 	// ApplyStrategyTypeReportDiff changes nothing on the member cluster and reports how
 	// the resources there differ from the hub.
@@ -73,14 +75,24 @@ type ApplyStrategy struct {
 	// +optional
 	Type ApplyStrategyType `json:"type,omitempty"`
 
-	// WhenToTakeOver is what to do with resources that already exist on the member
-	// cluster and were not created by Flotilla.
+	// WhenToApply is what to do when an applied resource is changed on the member
+	// cluster in a field the hub manages: Always reverts it, IfNotDrifted leaves it
+	// and reports the drift. Not used by type ReportDiff, which changes nothing.
 	// +kubebuilder:default=Always
+	// +optional
+	WhenToApply WhenToApply `json:"whenToApply,omitempty"`
+
+	// WhenToTakeOver is what to do with resources that already exist on the member
+	// cluster and were not created by Flotilla. The default, IfNoDiff, takes over
+	// only those that already match the hub and reports the others.
+	// +kubebuilder:default=IfNoDiff
 	// +optional
 	WhenToTakeOver WhenToTakeOver `json:"whenToTakeOver,omitempty"`
 
 	// ComparisonOption is which fields are compared when looking for differences
-	// (whenToTakeOver IfNoDiff, and type ReportDiff).
+	// and drifts (whenToTakeOver IfNoDiff, whenToApply, and type ReportDiff):
+	// PartialComparison compares the fields the hub sets, FullComparison the whole
+	// object except its status and the metadata the member's API server sets.
 	// +kubebuilder:default=PartialComparison
 	// +optional
 	ComparisonOption ComparisonOption `json:"comparisonOption,omitempty"`

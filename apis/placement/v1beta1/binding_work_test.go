@@ -106,6 +106,7 @@ func TestBindingDefaultsAndPrintColumns(t *testing.T) {
 			}
 			wantApply := &placementv1beta1.ApplyStrategy{
 				Type:             placementv1beta1.ApplyStrategyTypeServerSideApply,
+				WhenToApply:      placementv1beta1.WhenToApplyAlways,
 				WhenToTakeOver:   placementv1beta1.WhenToTakeOverNever,
 				ComparisonOption: placementv1beta1.PartialComparison,
 			}
@@ -182,7 +183,7 @@ func TestWork(t *testing.T) {
 		if got, want := w.Spec.DeleteStrategy.PropagationPolicy, placementv1beta1.DeletePropagationPolicyDelete; got != want {
 			t.Errorf("delete propagation policy is %q, want %q", got, want)
 		}
-		if got, want := w.Spec.ApplyStrategy.WhenToTakeOver, placementv1beta1.WhenToTakeOverAlways; got != want {
+		if got, want := w.Spec.ApplyStrategy.WhenToTakeOver, placementv1beta1.WhenToTakeOverIfNoDiff; got != want {
 			t.Errorf("whenToTakeOver is %q, want %q", got, want)
 		}
 	})

@@ -120,6 +120,18 @@ type ResourceBindingStatus struct {
 	// +optional
 	DiffedPlacements []DiffedResourcePlacement `json:"diffedPlacements,omitempty"`
 
+	// DriftedPlacements are the resources changed on the cluster and left so
+	// (whenToApply IfNotDrifted). At most 100 are listed.
+	// +kubebuilder:validation:MaxItems=100
+	// +optional
+	DriftedPlacements []DriftedResourcePlacement `json:"driftedPlacements,omitempty"`
+
+	// Feedback holds the values the placement's statusFeedback asks for, per
+	// resource. At most 100 resources are listed.
+	// +kubebuilder:validation:MaxItems=100
+	// +optional
+	Feedback []ResourceFeedback `json:"feedback,omitempty"`
+
 	// Conditions describe the binding: RolloutStarted, Overridden, WorkSynchronized,
 	// Applied and Available.
 	// +listType=map

@@ -116,7 +116,8 @@ func TestPlacementDefaults(t *testing.T) {
 		},
 		ApplyStrategy: &placementv1beta1.ApplyStrategy{
 			Type:             placementv1beta1.ApplyStrategyTypeServerSideApply,
-			WhenToTakeOver:   placementv1beta1.WhenToTakeOverAlways,
+			WhenToApply:      placementv1beta1.WhenToApplyAlways,
+			WhenToTakeOver:   placementv1beta1.WhenToTakeOverIfNoDiff,
 			ComparisonOption: placementv1beta1.PartialComparison,
 		},
 		DeleteStrategy: &placementv1beta1.DeleteStrategy{PropagationPolicy: placementv1beta1.DeletePropagationPolicyDelete},
@@ -169,6 +170,7 @@ func TestPlacementDefaults(t *testing.T) {
 					},
 					ApplyStrategy: &placementv1beta1.ApplyStrategy{
 						Type:                  placementv1beta1.ApplyStrategyTypeServerSideApply,
+						WhenToApply:           placementv1beta1.WhenToApplyIfNotDrifted,
 						WhenToTakeOver:        placementv1beta1.WhenToTakeOverIfNoDiff,
 						ComparisonOption:      placementv1beta1.FullComparison,
 						AllowCoOwnership:      true,
@@ -191,6 +193,7 @@ func TestPlacementDefaults(t *testing.T) {
 					},
 					ApplyStrategy: &placementv1beta1.ApplyStrategy{
 						Type:                  placementv1beta1.ApplyStrategyTypeServerSideApply,
+						WhenToApply:           placementv1beta1.WhenToApplyIfNotDrifted,
 						WhenToTakeOver:        placementv1beta1.WhenToTakeOverIfNoDiff,
 						ComparisonOption:      placementv1beta1.FullComparison,
 						AllowCoOwnership:      true,
@@ -525,6 +528,66 @@ func TestPlacementValidation(t *testing.T) {
 				return s
 			}(),
 			wantRefusal: "serverSideApplyConfig can only be set when type is ServerSideApply",
+		},
+		{
+			name: "status feedback and availability rules are accepted",
+			spec: func() placementv1beta1.PlacementSpec {
+				s := spec(nil)
+				s.StatusFeedback = []placementv1beta1.StatusFeedbackRule{{Group: "apps", Version: "v1", Kind: "Deployment",
+					JSONPaths: []placementv1beta1.JSONPathRule{{Name: "ready", Path: ".status.readyReplicas"}}}}
+				s.AvailabilityRules = []placementv1beta1.AvailabilityRule{
+					{Group: "example.com", Kind: "Database", Expression: `self.status.phase == "Ready"`},
+					{Kind: "ConfigMap", Expression: "true"},
+				}
+				return s
+			}(),
+		},
+		{
+			name: "two availability rules for one kind are refused",
+			spec: func() placementv1beta1.PlacementSpec {
+				s := spec(nil)
+				s.AvailabilityRules = []placementv1beta1.AvailabilityRule{
+					{Group: "example.com", Kind: "Database", Expression: "true"},
+					{Group: "example.com", Kind: "Database", Expression: "false"},
+				}
+				return s
+			}(),
+			wantRefusal: "at most one availability rule per kind",
+		},
+		{
+			name: "a status feedback rule without paths is refused",
+			spec: func() placementv1beta1.PlacementSpec {
+				s := spec(nil)
+				s.StatusFeedback = []placementv1beta1.StatusFeedbackRule{{Group: "apps", Version: "v1", Kind: "Deployment"}}
+				return s
+			}(),
+			wantRefusal: "spec.statusFeedback[0].jsonPaths: Required value",
+		},
+		{
+			name: "reportBack Mirror on one fixed cluster is accepted",
+			spec: func() placementv1beta1.PlacementSpec {
+				s := spec(pickFixed("member-1"))
+				s.ReportBack = placementv1beta1.ReportBackMirror
+				return s
+			}(),
+		},
+		{
+			name: "reportBack Mirror on every cluster is refused",
+			spec: func() placementv1beta1.PlacementSpec {
+				s := spec(nil)
+				s.ReportBack = placementv1beta1.ReportBackMirror
+				return s
+			}(),
+			wantRefusal: "reportBack Mirror needs a placement on exactly one cluster",
+		},
+		{
+			name: "an unknown whenToApply is refused",
+			spec: func() placementv1beta1.PlacementSpec {
+				s := spec(nil)
+				s.Strategy.ApplyStrategy = &placementv1beta1.ApplyStrategy{WhenToApply: "Sometimes"}
+				return s
+			}(),
+			wantRefusal: `spec.strategy.applyStrategy.whenToApply: Unsupported value: "Sometimes"`,
 		},
 		{
 			name: "an unknown rollout strategy type is refused",

@@ -27,6 +27,7 @@ import (
 //
 // +kubebuilder:validation:XValidation:rule="(has(self.policy) && has(self.policy.placementType) ? self.policy.placementType : 'PickAll') == (has(oldSelf.policy) && has(oldSelf.policy.placementType) ? oldSelf.policy.placementType : 'PickAll')",message="placementType is immutable; create a new placement to change it",fieldPath=".policy.placementType"
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.policy) || !has(oldSelf.policy.tolerations) || (has(self.policy) && has(self.policy.tolerations) && oldSelf.policy.tolerations.all(t, t in self.policy.tolerations))",message="existing tolerations cannot be changed or removed, only new ones added; create a new placement to change or remove a toleration",fieldPath=".policy.tolerations"
+// +kubebuilder:validation:XValidation:rule="!has(self.reportBack) || (has(self.policy) && has(self.policy.placementType) && ((self.policy.placementType == 'PickFixed' && has(self.policy.clusterNames) && size(self.policy.clusterNames) == 1) || (self.policy.placementType == 'PickN' && has(self.policy.numberOfClusters) && self.policy.numberOfClusters == 1)))",message="reportBack Mirror needs a placement on exactly one cluster: placementType PickFixed with one clusterName, or PickN with numberOfClusters 1",fieldPath=".reportBack"
 type PlacementSpec struct {
 	// ResourceSelectors select the resources to place; a resource is placed if any
 	// selector matches it. For a ClusterResourcePlacement they select cluster-scoped
@@ -55,6 +56,35 @@ type PlacementSpec struct {
 	// +kubebuilder:default={}
 	// +optional
 	Strategy RolloutStrategy `json:"strategy,omitempty"`
+
+	// StatusFeedback asks the agents to report values of the placed objects, per
+	// cluster, in status.placementStatuses[].feedback.
+	// +kubebuilder:validation:MaxItems=20
+	// +optional
+	StatusFeedback []StatusFeedbackRule `json:"statusFeedback,omitempty"`
+
+	// ReportBack Mirror copies the status of every placed object on the member
+	// cluster onto the same object on the hub (kinds with a status subresource),
+	// for a placement on exactly one cluster.
+	// +optional
+	ReportBack ReportBackMode `json:"reportBack,omitempty"`
+
+	// AvailabilityRules tell the agents how to judge the availability of kinds they
+	// cannot judge themselves (custom resources), or override how they judge one:
+	// one CEL expression per kind.
+	// +kubebuilder:validation:MaxItems=50
+	// +kubebuilder:validation:XValidation:rule="self.all(r, self.exists_one(o, o.kind == r.kind && (has(o.group) ? o.group : '') == (has(r.group) ? r.group : '')))",message="at most one availability rule per kind"
+	// +optional
+	AvailabilityRules []AvailabilityRule `json:"availabilityRules,omitempty"`
+
+	// UpsyncSelectors select objects born on member clusters, inside the
+	// namespaces this placement places there, to mirror to the hub under the same
+	// namespace and name, labelled placement.flotilla.io/upsynced-from: <cluster>.
+	// An object is mirrored from one cluster only: the same object on a second
+	// cluster is reported as a conflict (the Upsynced condition), not merged.
+	// +kubebuilder:validation:MaxItems=20
+	// +optional
+	UpsyncSelectors []UpsyncSelector `json:"upsyncSelectors,omitempty"`
 
 	// RevisionHistoryLimit is how many old resource and scheduling policy snapshots
 	// are kept, for inspection and rollback.
@@ -158,8 +188,22 @@ type PerClusterPlacementStatus struct {
 	// +optional
 	DiffedPlacements []DiffedResourcePlacement `json:"diffedPlacements,omitempty"`
 
+	// DriftedPlacements are the resources changed on the cluster, in fields the hub
+	// manages, and left so because whenToApply is IfNotDrifted. At most 100 are
+	// listed.
+	// +kubebuilder:validation:MaxItems=100
+	// +optional
+	DriftedPlacements []DriftedResourcePlacement `json:"driftedPlacements,omitempty"`
+
+	// Feedback holds the values that spec.statusFeedback asks for, per resource.
+	// At most 100 resources are listed.
+	// +kubebuilder:validation:MaxItems=100
+	// +optional
+	Feedback []ResourceFeedback `json:"feedback,omitempty"`
+
 	// Conditions describe the placement on this cluster: Scheduled, RolloutStarted,
-	// Overridden, WorkSynchronized, Applied and Available.
+	// Overridden, WorkSynchronized, Applied and Available (DiffReported instead of
+	// Applied when the apply strategy is ReportDiff).
 	// +listType=map
 	// +listMapKey=type
 	// +optional

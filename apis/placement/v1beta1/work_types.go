@@ -59,6 +59,30 @@ type WorkSpec struct {
 	// deleted; unset means they are deleted.
 	// +optional
 	DeleteStrategy *DeleteStrategy `json:"deleteStrategy,omitempty"`
+
+	// StatusFeedback asks the agent to report values of the applied objects, in
+	// status.manifestConditions[].feedback; copied from the placement.
+	// +kubebuilder:validation:MaxItems=20
+	// +optional
+	StatusFeedback []StatusFeedbackRule `json:"statusFeedback,omitempty"`
+
+	// AvailabilityRules tell the agent how to judge the availability of kinds;
+	// copied from the placement.
+	// +kubebuilder:validation:MaxItems=50
+	// +optional
+	AvailabilityRules []AvailabilityRule `json:"availabilityRules,omitempty"`
+
+	// ReportBack Mirror asks the agent to report the status of every applied
+	// object (status.manifestConditions[].reportedStatus); copied from the
+	// placement.
+	// +optional
+	ReportBack ReportBackMode `json:"reportBack,omitempty"`
+
+	// UpsyncSelectors select objects born on the member, in the namespaces the
+	// Work places, for the agent to mirror to the hub; copied from the placement.
+	// +kubebuilder:validation:MaxItems=20
+	// +optional
+	UpsyncSelectors []UpsyncSelector `json:"upsyncSelectors,omitempty"`
 }
 
 // WorkloadTemplate is the resources of a Work.
@@ -78,7 +102,8 @@ type Manifest struct {
 
 // WorkStatus is the observed state of a Work.
 type WorkStatus struct {
-	// Conditions summarise the manifests: Applied and Available.
+	// Conditions summarise the manifests: Applied and Available (DiffReported
+	// instead of Applied when the apply strategy is ReportDiff).
 	// +listType=map
 	// +listMapKey=type
 	// +optional
@@ -105,6 +130,29 @@ type ManifestCondition struct {
 	// manifest, when the apply strategy is ReportDiff or a take-over was refused.
 	// +optional
 	DiffDetails *DiffDetails `json:"diffDetails,omitempty"`
+
+	// DriftDetails describes how the resource drifted on the member cluster, when it
+	// is left drifted (whenToApply IfNotDrifted).
+	// +optional
+	DriftDetails *DriftDetails `json:"driftDetails,omitempty"`
+
+	// DriftCorrections records the drifts of the resource the agent reverted
+	// (whenToApply Always).
+	// +optional
+	DriftCorrections *DriftCorrections `json:"driftCorrections,omitempty"`
+
+	// ReportedStatus is the status of the object on the member cluster, when the
+	// Work's reportBack is Mirror; unset when larger than 16 KiB.
+	// +kubebuilder:pruning:PreserveUnknownFields
+	// +kubebuilder:validation:Schemaless
+	// +kubebuilder:validation:Type=object
+	// +optional
+	ReportedStatus *runtime.RawExtension `json:"reportedStatus,omitempty"`
+
+	// Feedback holds the values the Work's statusFeedback asks for.
+	// +kubebuilder:validation:MaxItems=20
+	// +optional
+	Feedback []FeedbackValue `json:"feedback,omitempty"`
 }
 
 // WorkResourceIdentifier identifies a manifest of a Work and the resource it became.
