@@ -282,6 +282,27 @@ func TestTimedWaitEditAndRollback(t *testing.T) {
 			t.Errorf("rollback status of %s: %+v", c, cs)
 		}
 	}
+	// The placement is available on the index the run rolled back to, and says
+	// which index its clusters run.
+	testenv.Eventually(t, 30*time.Second, func() error {
+		crp := &placementv1beta1.ClusterResourcePlacement{}
+		if err := env.Client.Get(ctx, types.NamespacedName{Name: "upd-b"}, crp); err != nil {
+			return err
+		}
+		c := conditions.Get(crp.Status.Conditions, placementv1beta1.ConditionClusterResourcePlacementAvailable)
+		if c == nil || c.Status != metav1.ConditionTrue || c.ObservedGeneration != crp.Generation {
+			return fmt.Errorf("placement Available = %+v, want True", c)
+		}
+		if want := "b-1, b-2 run resource snapshot index 0; the latest is 1"; !strings.Contains(c.Message, want) {
+			return fmt.Errorf("placement Available message %q does not say %q", c.Message, want)
+		}
+		for _, pcs := range crp.Status.PlacementStatuses {
+			if pcs.ObservedResourceIndex != "0" || !conditions.IsTrue(pcs.Conditions, placementv1beta1.ConditionAvailable) {
+				return fmt.Errorf("cluster %s on index %q: %+v", pcs.ClusterName, pcs.ObservedResourceIndex, pcs.Conditions)
+			}
+		}
+		return nil
+	})
 	// Both indexes are kept (revisionHistoryLimit defaults to 10), the newest
 	// stays the latest.
 	for name, latest := range map[string]string{"upd-b-0-snapshot": "false", "upd-b-1-snapshot": "true"} {
