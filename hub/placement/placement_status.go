@@ -190,7 +190,7 @@ func perClusterStatus(b *placementv1beta1.ClusterResourceBinding, latestSnapshot
 	}
 	older := ""
 	if latestSnapshot != "" && b.Spec.ResourceSnapshotName != "" && b.Spec.ResourceSnapshotName != latestSnapshot {
-		older = fmt.Sprintf("runs resource snapshot index %s; the latest is %s", indexLabel(indexOf, b.Spec.ResourceSnapshotName), indexLabel(indexOf, latestSnapshot))
+		older = fmt.Sprintf("runs %s; the latest is %s", snapshotLabel(indexOf, b.Spec.ResourceSnapshotName), indexOf[latestSnapshot])
 	}
 	previous := ""
 	for _, stage := range stages {
@@ -215,13 +215,13 @@ func perClusterStatus(b *placementv1beta1.ClusterResourceBinding, latestSnapshot
 	return pcs
 }
 
-// indexLabel is the resource index of a snapshot, or its name when the
-// snapshot is gone.
-func indexLabel(indexOf map[string]string, snapshot string) string {
-	if i, ok := indexOf[snapshot]; ok && i != "" {
-		return i
+// snapshotLabel names a snapshot by its resource index, or by its name when
+// the snapshot is gone.
+func snapshotLabel(indexOf map[string]string, snapshot string) string {
+	if i := indexOf[snapshot]; i != "" {
+		return "resource snapshot index " + i
 	}
-	return "of " + snapshot
+	return "resource snapshot " + snapshot + ", which no longer exists"
 }
 
 // olderIndexes says which clusters run another resource index than the latest

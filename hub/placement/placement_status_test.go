@@ -231,6 +231,17 @@ func TestComputeStatus(t *testing.T) {
 			wantSlots: 1,
 		},
 		{
+			name: "an External placement's cluster on a snapshot that is gone names it",
+			scope: &scope{placement: external(placementAt(2, nil)), policySnapshot: scheduledSnapshot(metav1.ConditionTrue, "Scheduled", ""),
+				resourceSnapshot: resourceSnapshot("p-1-snapshot", "1")},
+			bindings: []placementv1beta1.ClusterResourceBinding{bindingWith("a", "p-gone-snapshot", 5, "")},
+			want:     map[string]metav1.ConditionStatus{avail: metav1.ConditionTrue},
+			wantCluster: map[string]map[string]want{
+				"a": {placementv1beta1.ConditionAvailable: {metav1.ConditionTrue, "runs resource snapshot p-gone-snapshot, which no longer exists; the latest is 1"}},
+			},
+			wantSlots: 1,
+		},
+		{
 			name: "a rolling update held by a failed cluster says which cluster holds it",
 			scope: &scope{placement: placementAt(2, nil), policySnapshot: scheduledSnapshot(metav1.ConditionTrue, "Scheduled", ""),
 				resourceSnapshot: resourceSnapshot("p-1-snapshot", "1")},
