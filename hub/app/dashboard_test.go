@@ -17,6 +17,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/flotilla-io/flotilla/agent/apply"
+	"github.com/flotilla-io/flotilla/agent/join"
 	"github.com/flotilla-io/flotilla/agent/session"
 	"github.com/flotilla-io/flotilla/pkg/testenv"
 	"github.com/flotilla-io/flotilla/pkg/tunnel"
@@ -83,6 +84,9 @@ func hubAndAgentRegistries(t *testing.T) []prometheus.Registerer {
 		t.Fatal(err)
 	}
 	if err := apply.Register(agent); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := join.NewRenewMetrics(agent); err != nil {
 		t.Fatal(err)
 	}
 	return []prometheus.Registerer{metrics.Registry, agent}

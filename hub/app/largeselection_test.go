@@ -22,7 +22,7 @@ import (
 func TestLargeSelectionIsSplitAcrossSnapshotsOfOneIndex(t *testing.T) {
 	ctx := context.Background()
 	c := env.Client
-	readyMember(t, c, "large-1", map[string]string{"size": "large"})
+	testenv.ReadyMember(t, c, "large-1", map[string]string{"size": "large"})
 	startHub(t)
 	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "large"}}); err != nil {
 		t.Fatal(err)

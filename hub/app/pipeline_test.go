@@ -46,32 +46,13 @@ func startHub(t *testing.T) {
 	env.StartManager(t, func(mgr ctrl.Manager) error { return setupHub(context.Background(), mgr, opts) })
 }
 
-// readyMember creates a joined, connected, healthy MemberCluster and its namespace.
-func readyMember(t *testing.T, c client.Client, name string, labels map[string]string) {
-	t.Helper()
-	ctx := context.Background()
-	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: clusterv1beta1.MemberNamespace(name)}}); err != nil {
-		t.Fatal(err)
-	}
-	mc := &clusterv1beta1.MemberCluster{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}}
-	if err := c.Create(ctx, mc); err != nil {
-		t.Fatal(err)
-	}
-	for _, typ := range []string{clusterv1beta1.ConditionJoined, clusterv1beta1.ConditionAgentConnected, clusterv1beta1.ConditionHealthy} {
-		conditions.Set(&mc.Status.Conditions, typ, metav1.ConditionTrue, typ, "test", mc.Generation)
-	}
-	if err := c.Status().Update(ctx, mc); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // The hub's pipeline turns a placement into one Work per chosen member and, once
 // the members report the Work applied and available, reports the placement so.
 func TestPipelineFromPlacementToWorkAndBack(t *testing.T) {
 	ctx := context.Background()
 	c := env.Client
-	readyMember(t, c, "alpha", map[string]string{"env": "prod"})
-	readyMember(t, c, "beta", map[string]string{"env": "dev"})
+	testenv.ReadyMember(t, c, "alpha", map[string]string{"env": "prod"})
+	testenv.ReadyMember(t, c, "beta", map[string]string{"env": "dev"})
 	startHub(t)
 	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "app"}}); err != nil {
 		t.Fatal(err)
@@ -197,8 +178,8 @@ func TestPipelineFromPlacementToWorkAndBack(t *testing.T) {
 func TestSchedulingGroupGoesWhereItsOwnSelectorsSay(t *testing.T) {
 	ctx := context.Background()
 	c := env.Client
-	readyMember(t, c, "gamma", map[string]string{"suite": "groups", "env": "prod"})
-	readyMember(t, c, "delta", map[string]string{"suite": "groups", "env": "dev", "tier": "db"})
+	testenv.ReadyMember(t, c, "gamma", map[string]string{"suite": "groups", "env": "prod"})
+	testenv.ReadyMember(t, c, "delta", map[string]string{"suite": "groups", "env": "dev", "tier": "db"})
 	startHub(t)
 	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "grp"}}); err != nil {
 		t.Fatal(err)
@@ -263,8 +244,8 @@ func TestSchedulingGroupGoesWhereItsOwnSelectorsSay(t *testing.T) {
 func TestRebalanceMovesAPlacementOnlyWhenAsked(t *testing.T) {
 	ctx := context.Background()
 	c := env.Client
-	readyMember(t, c, "r-one", map[string]string{"suite": "rebalance"})
-	readyMember(t, c, "r-two", map[string]string{"suite": "rebalance", "fast": "yes"})
+	testenv.ReadyMember(t, c, "r-one", map[string]string{"suite": "rebalance"})
+	testenv.ReadyMember(t, c, "r-two", map[string]string{"suite": "rebalance", "fast": "yes"})
 	startHub(t)
 	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "rb"}}); err != nil {
 		t.Fatal(err)
@@ -348,7 +329,7 @@ func TestRebalanceMovesAPlacementOnlyWhenAsked(t *testing.T) {
 func TestLeavingMemberIsRemovedInOrder(t *testing.T) {
 	ctx := context.Background()
 	c := env.Client
-	readyMember(t, c, "leaver", map[string]string{"suite": "leave"})
+	testenv.ReadyMember(t, c, "leaver", map[string]string{"suite": "leave"})
 	startHub(t)
 	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "lv"}}); err != nil {
 		t.Fatal(err)

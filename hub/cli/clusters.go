@@ -28,11 +28,7 @@ func newClustersCommand(cfg *Config) *cobra.Command {
 			"holds (ClusterResourcePlacements and, across namespaces, ResourcePlacements).",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := cfg.Client()
-			if err != nil {
-				return err
-			}
-			colored, err := cfg.colored()
+			c, p, err := cfg.readSetup()
 			if err != nil {
 				return err
 			}
@@ -40,7 +36,7 @@ func newClustersCommand(cfg *Config) *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("invalid --selector %q: %w", selector, err)
 			}
-			return printClusters(cmd.Context(), c, sel, cfg.Out, painter{on: colored}, cfg.now())
+			return printClusters(cmd.Context(), c, sel, cfg.Out, p, cfg.now())
 		},
 	}
 	cmd.Flags().StringVarP(&selector, "selector", "l", "", "Only the member clusters with these labels (a label selector, e.g. env=prod).")
@@ -67,7 +63,7 @@ func printClusters(ctx context.Context, c client.Client, sel labels.Selector, ou
 	}
 	held := map[string]map[string]bool{}
 	for _, b := range bindings {
-		if !b.Active() {
+		if !b.Active {
 			continue
 		}
 		if held[b.Cluster] == nil {

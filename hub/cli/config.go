@@ -143,6 +143,20 @@ func (c *Config) colored() (bool, error) {
 	return false, fmt.Errorf("--color must be auto, always or never, got %q", c.Color)
 }
 
+// readSetup is what every read-only command starts with: a client of the hub
+// and the painter of its output.
+func (c *Config) readSetup() (client.Client, painter, error) {
+	cl, err := c.Client()
+	if err != nil {
+		return nil, painter{}, err
+	}
+	colored, err := c.colored()
+	if err != nil {
+		return nil, painter{}, err
+	}
+	return cl, painter{on: colored}, nil
+}
+
 func (c *Config) now() time.Time {
 	if c.Now != nil {
 		return c.Now()

@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+	"github.com/flotilla-io/flotilla/hub/pipeline"
 )
 
 // placementRef names a ClusterResourcePlacement (Namespace empty) or a
@@ -124,24 +125,22 @@ func latestPolicySnapshot(ctx context.Context, c client.Client, ref placementRef
 type binding struct {
 	Name, Placement, Cluster string
 	State                    placementv1beta1.BindingState
-	Deleting                 bool
-}
-
-// Active is whether the placement is on the cluster through the binding.
-func (b binding) Active() bool {
-	return !b.Deleting && b.State != placementv1beta1.BindingStateUnscheduled
+	// Active is whether the placement is on the cluster through the binding
+	// (pipeline.IsActive).
+	Active bool
 }
 
 // listBindings lists bindings: all of them (namespace "*"), those of
 // ClusterResourcePlacements (""), or those of a namespace's ResourcePlacements.
 func listBindings(ctx context.Context, c client.Client, namespace string, opts ...client.ListOption) ([]binding, error) {
 	var out []binding
-	add := func(ns, name string, labels map[string]string, spec *placementv1beta1.ResourceBindingSpec, deleting bool) {
-		p := labels[placementv1beta1.LabelPlacementName]
-		if ns != "" {
+	add := func(b placementv1beta1.BindingObj) {
+		p := b.GetLabels()[placementv1beta1.LabelPlacementName]
+		if ns := b.GetNamespace(); ns != "" {
 			p = ns + "/" + p
 		}
-		out = append(out, binding{Name: name, Placement: p, Cluster: spec.TargetCluster, State: spec.State, Deleting: deleting})
+		spec := b.GetBindingSpec()
+		out = append(out, binding{Name: b.GetName(), Placement: p, Cluster: spec.TargetCluster, State: spec.State, Active: pipeline.IsActive(b)})
 	}
 	if namespace == "" || namespace == "*" {
 		list := &placementv1beta1.ClusterResourceBindingList{}
@@ -149,8 +148,7 @@ func listBindings(ctx context.Context, c client.Client, namespace string, opts .
 			return nil, fmt.Errorf("failed to list bindings: %w", err)
 		}
 		for i := range list.Items {
-			b := &list.Items[i]
-			add("", b.Name, b.Labels, &b.Spec, !b.DeletionTimestamp.IsZero())
+			add(&list.Items[i])
 		}
 	}
 	if namespace != "" {
@@ -163,8 +161,7 @@ func listBindings(ctx context.Context, c client.Client, namespace string, opts .
 			return nil, fmt.Errorf("failed to list bindings: %w", err)
 		}
 		for i := range list.Items {
-			b := &list.Items[i]
-			add(b.Namespace, b.Name, b.Labels, &b.Spec, !b.DeletionTimestamp.IsZero())
+			add(&list.Items[i])
 		}
 	}
 	return out, nil

@@ -28,15 +28,11 @@ func newStatusCommand(cfg *Config) *cobra.Command {
 			"generation are marked stale. -n <namespace> shows a ResourcePlacement.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := cfg.Client()
+			c, p, err := cfg.readSetup()
 			if err != nil {
 				return err
 			}
-			colored, err := cfg.colored()
-			if err != nil {
-				return err
-			}
-			return printStatus(cmd.Context(), c, cfg.placementRef(args[0]), cfg.Out, painter{on: colored}, cfg.now())
+			return printStatus(cmd.Context(), c, cfg.placementRef(args[0]), cfg.Out, p, cfg.now())
 		},
 	}
 }

@@ -31,15 +31,11 @@ func newWhyCommand(cfg *Config) *cobra.Command {
 			"ResourcePlacement.",
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := cfg.Client()
+			c, p, err := cfg.readSetup()
 			if err != nil {
 				return err
 			}
-			colored, err := cfg.colored()
-			if err != nil {
-				return err
-			}
-			return printWhy(cmd.Context(), c, cfg.placementRef(args[0]), args[1], cfg.Out, painter{on: colored}, cfg.now())
+			return printWhy(cmd.Context(), c, cfg.placementRef(args[0]), args[1], cfg.Out, p, cfg.now())
 		},
 	}
 }
@@ -127,7 +123,7 @@ func (w *why) writeNow(out io.Writer, p painter) {
 	}
 	var active []string
 	for _, b := range w.bindings {
-		if b.Active() {
+		if b.Active {
 			active = append(active, fmt.Sprintf("binding %s, %s", b.Name, b.State))
 		}
 	}
@@ -191,7 +187,7 @@ func (w *why) writeFilters(out io.Writer, p painter) {
 func (w *why) boundClusters() []string {
 	var out []string
 	for _, b := range w.bindings {
-		if b.Active() {
+		if b.Active {
 			out = append(out, b.Cluster)
 		}
 	}

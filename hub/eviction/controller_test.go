@@ -22,12 +22,12 @@ func TestInvalidEvictions(t *testing.T) {
 	ctx := context.Background()
 	startControllers(t, false)
 
-	create(t, newPlacement("inv-fixed", &placementv1beta1.PlacementPolicy{PlacementType: placementv1beta1.PickFixed, ClusterNames: []string{"inv-1"}}))
+	testenv.Create(t, env.Client, newPlacement("inv-fixed", &placementv1beta1.PlacementPolicy{PlacementType: placementv1beta1.PickFixed, ClusterNames: []string{"inv-1"}}))
 	bind(t, "inv-fixed", "inv-1", true)
-	create(t, newPlacement("inv-n", pickN(1)))
+	testenv.Create(t, env.Client, newPlacement("inv-n", pickN(1)))
 	bind(t, "inv-n", "inv-1", true)
 	// A binding that is already Unscheduled does not hold the placement there.
-	create(t, newPlacement("inv-leaving", pickN(1)))
+	testenv.Create(t, env.Client, newPlacement("inv-leaving", pickN(1)))
 	bind(t, "inv-leaving", "inv-2", true)
 	b := &placementv1beta1.ClusterResourceBinding{}
 	if err := env.Client.Get(ctx, types.NamespacedName{Name: "inv-leaving-inv-2"}, b); err != nil {
@@ -40,7 +40,7 @@ func TestInvalidEvictions(t *testing.T) {
 	// A placement being deleted: a finalizer holds it.
 	deleting := newPlacement("inv-deleting", pickN(1))
 	controllerutil.AddFinalizer(deleting, "test.flotilla.io/hold")
-	create(t, deleting)
+	testenv.Create(t, env.Client, deleting)
 	bind(t, "inv-deleting", "inv-1", true)
 	if err := env.Client.Delete(ctx, deleting); err != nil {
 		t.Fatal(err)
@@ -78,7 +78,7 @@ func TestInvalidEvictions(t *testing.T) {
 		},
 	}
 	for _, tt := range tests {
-		create(t, newEviction(tt.eviction, tt.placement, tt.cluster))
+		testenv.Create(t, env.Client, newEviction(tt.eviction, tt.placement, tt.cluster))
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -98,17 +98,17 @@ func TestInvalidEvictions(t *testing.T) {
 func TestBudgetBlocksAnEvictionUntilItAllows(t *testing.T) {
 	ctx := context.Background()
 	startControllers(t, false)
-	create(t, newPlacement("bud-app", pickN(1)))
+	testenv.Create(t, env.Client, newPlacement("bud-app", pickN(1)))
 	bind(t, "bud-app", "bud-1", true)
 	minOne := intstr.FromInt32(1)
 	budget := &placementv1beta1.ClusterResourcePlacementDisruptionBudget{
 		ObjectMeta: metav1.ObjectMeta{Name: "bud-app"},
 		Spec:       placementv1beta1.PlacementDisruptionBudgetSpec{MinAvailable: &minOne},
 	}
-	create(t, budget)
+	testenv.Create(t, env.Client, budget)
 	counted := evictionsCounted(t)
 
-	create(t, newEviction("bud-evict", "bud-app", "bud-1"))
+	testenv.Create(t, env.Client, newEviction("bud-evict", "bud-app", "bud-1"))
 	waitForCondition(t, "bud-evict", placementv1beta1.ConditionEvictionValid, metav1.ConditionTrue, placementv1beta1.ReasonEvictionValid)
 	blocked := waitForCondition(t, "bud-evict", placementv1beta1.ConditionEvictionExecuted, metav1.ConditionFalse, placementv1beta1.ReasonBlockedByDisruptionBudget)
 	if want := "evicting bud-1 would leave 0 of 1 cluster available; the budget requires minAvailable 1"; blocked.Message != want {
@@ -141,7 +141,7 @@ func TestBudgetBlocksAnEvictionUntilItAllows(t *testing.T) {
 	}
 	// A second eviction, decided after the update, is blocked: the cluster the first
 	// one is taking the placement off already counts as unavailable.
-	create(t, newEviction("bud-probe", "bud-app", "bud-1"))
+	testenv.Create(t, env.Client, newEviction("bud-probe", "bud-app", "bud-1"))
 	waitForCondition(t, "bud-probe", placementv1beta1.ConditionEvictionExecuted, metav1.ConditionFalse, placementv1beta1.ReasonBlockedByDisruptionBudget)
 	if c, err := conditionOf("bud-evict", placementv1beta1.ConditionEvictionExecuted); err != nil || c.Status != metav1.ConditionTrue {
 		t.Errorf("the executed eviction changed: %v %v", c, err)
@@ -152,17 +152,17 @@ func TestBudgetBlocksAnEvictionUntilItAllows(t *testing.T) {
 func TestConcurrentEvictionsShareTheBudget(t *testing.T) {
 	ctx := context.Background()
 	startControllers(t, false)
-	create(t, newPlacement("pair-app", nil))
+	testenv.Create(t, env.Client, newPlacement("pair-app", nil))
 	for _, c := range []string{"pair-1", "pair-2", "pair-3"} {
 		bind(t, "pair-app", c, true)
 	}
 	minTwo := intstr.FromInt32(2)
-	create(t, &placementv1beta1.ClusterResourcePlacementDisruptionBudget{
+	testenv.Create(t, env.Client, &placementv1beta1.ClusterResourcePlacementDisruptionBudget{
 		ObjectMeta: metav1.ObjectMeta{Name: "pair-app"},
 		Spec:       placementv1beta1.PlacementDisruptionBudgetSpec{MinAvailable: &minTwo},
 	})
-	create(t, newEviction("pair-evict-1", "pair-app", "pair-1"))
-	create(t, newEviction("pair-evict-2", "pair-app", "pair-2"))
+	testenv.Create(t, env.Client, newEviction("pair-evict-1", "pair-app", "pair-1"))
+	testenv.Create(t, env.Client, newEviction("pair-evict-2", "pair-app", "pair-2"))
 
 	testenv.Eventually(t, 30*time.Second, func() error {
 		executed, blocked := 0, ""

@@ -7,16 +7,13 @@ import (
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
-	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
 	"github.com/flotilla-io/flotilla/hub/eviction"
 	"github.com/flotilla-io/flotilla/hub/placement"
@@ -77,28 +74,6 @@ func setupControllers(mgr ctrl.Manager, pipeline bool) error {
 	return nil
 }
 
-func create(t *testing.T, obj client.Object) {
-	t.Helper()
-	if err := env.Client.Create(context.Background(), obj); err != nil {
-		t.Fatalf("failed to create %T %s: %v", obj, obj.GetName(), err)
-	}
-}
-
-// readyMember creates a joined, connected, healthy MemberCluster and its hub
-// namespace.
-func readyMember(t *testing.T, name string, labels map[string]string) {
-	t.Helper()
-	create(t, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: clusterv1beta1.MemberNamespace(name)}})
-	mc := &clusterv1beta1.MemberCluster{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}}
-	create(t, mc)
-	for _, typ := range []string{clusterv1beta1.ConditionJoined, clusterv1beta1.ConditionAgentConnected, clusterv1beta1.ConditionHealthy} {
-		conditions.Set(&mc.Status.Conditions, typ, metav1.ConditionTrue, typ, "test", mc.Generation)
-	}
-	if err := env.Client.Status().Update(context.Background(), mc); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // newPlacement returns a placement of a namespace with the policy.
 func newPlacement(name string, policy *placementv1beta1.PlacementPolicy) *placementv1beta1.ClusterResourcePlacement {
 	return &placementv1beta1.ClusterResourcePlacement{
@@ -136,7 +111,7 @@ func bind(t *testing.T, placement, cluster string, available bool) {
 			ClusterDecision: placementv1beta1.ClusterDecision{ClusterName: cluster, Selected: true, Reason: "test"},
 		},
 	}
-	create(t, b)
+	testenv.Create(t, env.Client, b)
 	if available {
 		conditions.Set(&b.Status.Conditions, placementv1beta1.ConditionAvailable, metav1.ConditionTrue, placementv1beta1.ReasonAvailable, "test", b.Generation)
 		if err := env.Client.Status().Update(context.Background(), b); err != nil {

@@ -41,17 +41,17 @@ func activeClusters(placement string) ([]string, error) {
 func TestEvictionMovesAPickNPlacement(t *testing.T) {
 	ctx := context.Background()
 	group := map[string]string{"group": "eviction-pickn"}
-	readyMember(t, "move-1", group)
-	readyMember(t, "move-2", group)
+	testenv.ReadyMember(t, env.Client, "move-1", group)
+	testenv.ReadyMember(t, env.Client, "move-2", group)
 	startControllers(t, true)
-	create(t, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "move-app"}})
+	testenv.Create(t, env.Client, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "move-app"}})
 	policy := pickN(1)
 	policy.Affinity = &placementv1beta1.Affinity{ClusterAffinity: &placementv1beta1.ClusterAffinity{
 		RequiredDuringSchedulingIgnoredDuringExecution: &placementv1beta1.ClusterSelector{ClusterSelectorTerms: []placementv1beta1.ClusterSelectorTerm{
 			{LabelSelector: &metav1.LabelSelector{MatchLabels: group}},
 		}},
 	}}
-	create(t, newPlacement("move-app", policy))
+	testenv.Create(t, env.Client, newPlacement("move-app", policy))
 
 	// Without a Rand the scheduler picks the first by name.
 	testenv.Eventually(t, 30*time.Second, func() error {
@@ -90,8 +90,8 @@ func TestEvictionMovesAPickNPlacement(t *testing.T) {
 		ObjectMeta: metav1.ObjectMeta{Name: "move-app"},
 		Spec:       placementv1beta1.PlacementDisruptionBudgetSpec{MinAvailable: &minOne},
 	}
-	create(t, budget)
-	create(t, newEviction("move-evict", "move-app", "move-1"))
+	testenv.Create(t, env.Client, budget)
+	testenv.Create(t, env.Client, newEviction("move-evict", "move-app", "move-1"))
 	blocked := waitForCondition(t, "move-evict", placementv1beta1.ConditionEvictionExecuted, metav1.ConditionFalse, placementv1beta1.ReasonBlockedByDisruptionBudget)
 	if want := "evicting move-1 would leave 0 of 1 cluster available; the budget requires minAvailable 1"; blocked.Message != want {
 		t.Errorf("Executed message = %q, want %q", blocked.Message, want)

@@ -123,7 +123,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (ctrl
 	d := NoExecuteEvictions(crp.Spec.Policy, clusters, bound, now, r.DefaultTolerationSeconds)
 	recheck := d.RecheckAfter
 	unavailable, rc := UnavailableEvictions(crp.Spec.Policy, clusters, values, now)
-	recheck = minPositive(recheck, rc)
+	recheck = pipeline.Sooner(recheck, rc)
 	for c, ev := range unavailable {
 		if _, ok := d.Evict[c]; !ok {
 			d.Evict[c] = ev
@@ -150,11 +150,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (ctrl
 				log.FromContext(ctx).Info("not evicting", "cluster", cluster, "reason", *partition)
 				conditions.Set(&own, placementv1beta1.ConditionEvictionRequested, metav1.ConditionFalse, placementv1beta1.ReasonKeptDespiteTaint, *partition, b.Generation)
 				// The clusters coming back do not wake this placement: look again.
-				recheck = minPositive(recheck, 10*time.Second)
+				recheck = pipeline.Sooner(recheck, 10*time.Second)
 				break
 			}
 			if !r.limiter().Allow() {
-				recheck = minPositive(recheck, time.Second)
+				recheck = pipeline.Sooner(recheck, time.Second)
 				continue
 			}
 			reason := placementv1beta1.ReasonTaintNotTolerated
@@ -225,17 +225,6 @@ func (r *Reconciler) event(crp *placementv1beta1.ClusterResourcePlacement, event
 	if r.Recorder != nil {
 		r.Recorder.Eventf(crp, nil, eventType, reason, "Evict", format, args...)
 	}
-}
-
-// minPositive is the shorter of two waits, where zero means no wait at all.
-func minPositive(a, b time.Duration) time.Duration {
-	switch {
-	case a <= 0:
-		return b
-	case b <= 0:
-		return a
-	}
-	return min(a, b)
 }
 
 // SetupWithManager registers the controller: placements whose spec changed,

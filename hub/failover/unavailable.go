@@ -41,7 +41,7 @@ func UnavailableEvictions(policy *placementv1beta1.PlacementPolicy, clusters []c
 		since := c.LastTransitionTime.Time
 		deadline := since.Add(period)
 		if now.Before(deadline) {
-			recheck = minPositive(recheck, deadline.Sub(now))
+			recheck = pipeline.Sooner(recheck, deadline.Sub(now))
 			continue
 		}
 		out[cluster] = TaintEviction{

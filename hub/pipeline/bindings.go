@@ -88,6 +88,10 @@ type BindingStatus struct {
 	// OwnsPlacementLists says the manager owns the lists above (the work
 	// generator), so that they are compared too.
 	OwnsPlacementLists bool `json:"-"`
+	// IfResourceVersion, when set, makes the apply conditional: it fails with a
+	// conflict if the binding's resourceVersion is no longer this one (a writer
+	// that must not overwrite what another wrote since it read the binding).
+	IfResourceVersion string `json:"-"`
 }
 
 // ApplyBindingStatus writes want as manager's part of the binding's status with
@@ -105,6 +109,9 @@ func ApplyBindingStatus(ctx context.Context, c client.Client, b *placementv1beta
 		"kind":       "ClusterResourceBinding",
 		"metadata":   map[string]any{"name": b.Name},
 		"status":     want,
+	}
+	if want.IfResourceVersion != "" {
+		body["metadata"] = map[string]any{"name": b.Name, "resourceVersion": want.IfResourceVersion}
 	}
 	data, err := json.Marshal(body)
 	if err != nil {

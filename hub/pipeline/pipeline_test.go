@@ -3,6 +3,7 @@ package pipeline
 import (
 	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -88,5 +89,27 @@ func TestBindingStatusDiffersOnlyInTheManagersPart(t *testing.T) {
 	lists := BindingStatus{Conditions: OwnConditions(b.Status.Conditions, "Applied"), OwnsPlacementLists: true}
 	if !bindingStatusDiffers(b, []string{"Applied"}, lists) {
 		t.Error("the work generator dropping failedPlacements does not count as a change")
+	}
+}
+
+func TestSooner(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		a, b time.Duration
+		want time.Duration
+	}{
+		{name: "no wait on either side is no wait", want: 0},
+		{name: "a wait on one side only is that wait", a: 0, b: 3 * time.Second, want: 3 * time.Second},
+		{name: "a negative wait counts as none", a: -time.Second, b: 2 * time.Second, want: 2 * time.Second},
+		{name: "two waits give the shorter", a: 5 * time.Second, b: 2 * time.Second, want: 2 * time.Second},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Sooner(tc.a, tc.b); got != tc.want {
+				t.Errorf("Sooner(%s, %s) = %s, want %s", tc.a, tc.b, got, tc.want)
+			}
+			if got := Sooner(tc.b, tc.a); got != tc.want {
+				t.Errorf("Sooner(%s, %s) = %s, want %s", tc.b, tc.a, got, tc.want)
+			}
+		})
 	}
 }

@@ -3,6 +3,7 @@ package placement
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -113,18 +114,16 @@ func computeStatus(s *scope, bindings []placementv1beta1.ClusterResourceBinding,
 		// Scheduled=False alone rather than later stages waiting on clusters.
 		active = nil
 	}
+	external := crp.Spec.Strategy.Type == placementv1beta1.ExternalRolloutStrategyType
 	statuses := make([]placementv1beta1.PerClusterPlacementStatus, 0, len(active))
 	for _, b := range active {
-		statuses = append(statuses, perClusterStatus(b, latestSnapshot, indexOf, gen))
+		statuses = append(statuses, perClusterStatus(b, latestSnapshot, indexOf, external, gen))
 	}
 	if p := crp.Spec.Policy; p != nil && p.PlacementType == placementv1beta1.PickN && p.NumberOfClusters != nil {
-		msg := "no cluster fits"
-		if schedCond != nil {
-			msg = schedCond.Message
-		}
 		for n := len(active); s.selectErr == nil && n < int(*p.NumberOfClusters); n++ {
 			pcs := placementv1beta1.PerClusterPlacementStatus{}
-			conditions.Set(&pcs.Conditions, placementv1beta1.ConditionScheduled, metav1.ConditionFalse, placementv1beta1.ReasonSchedulingPolicyUnfulfilled, msg, gen)
+			status, reason, msg := unfilledSlot(schedCond, n+1, int(*p.NumberOfClusters))
+			conditions.Set(&pcs.Conditions, placementv1beta1.ConditionScheduled, status, reason, msg, gen)
 			statuses = append(statuses, pcs)
 		}
 	}
@@ -144,15 +143,37 @@ func computeStatus(s *scope, bindings []placementv1beta1.ClusterResourceBinding,
 			continue
 		}
 		status, reason, message := summarise(statuses, stage.condType, stage.pendingReason)
+		if external && status == metav1.ConditionTrue {
+			message += olderIndexes(statuses, st.ObservedResourceIndex)
+		}
 		conditions.Set(&st.Conditions, t, status, reason, message, gen)
 	}
 	placementAgentReports(crp, statuses, gen)
 }
 
+// unfilledSlot is the Scheduled condition of the slot-th of asked PickN
+// clusters when no binding fills it: not scheduled, with the scheduler's
+// account of why, or pending while the scheduler has not decided (or its
+// decision has no binding yet).
+func unfilledSlot(schedCond *metav1.Condition, slot, asked int) (metav1.ConditionStatus, string, string) {
+	switch {
+	case schedCond == nil || schedCond.Status == metav1.ConditionUnknown:
+		return metav1.ConditionUnknown, placementv1beta1.ReasonSchedulePending, fmt.Sprintf("cluster %d of %d: waiting for the scheduler", slot, asked)
+	case schedCond.Status == metav1.ConditionFalse:
+		return metav1.ConditionFalse, placementv1beta1.ReasonSchedulingPolicyUnfulfilled, fmt.Sprintf("cluster %d of %d: no cluster fits: %s", slot, asked, schedCond.Message)
+	default:
+		return metav1.ConditionUnknown, placementv1beta1.ReasonSchedulePending, fmt.Sprintf("cluster %d of %d: waiting for the scheduler's binding (%s)", slot, asked, schedCond.Message)
+	}
+}
+
 // perClusterStatus reports one binding's progress. A stage is only as fresh as
-// the binding's generation, and stages after WorkSynchronized count only for the
-// latest resource snapshot.
-func perClusterStatus(b *placementv1beta1.ClusterResourceBinding, latestSnapshot string, indexOf map[string]string, gen int64) placementv1beta1.PerClusterPlacementStatus {
+// the binding's generation. Under a rolling update, stages after Overridden
+// count only for the latest resource snapshot: a binding on an older one is
+// still being rolled out. An External placement's bindings move only with
+// staged update runs, which may hold a cluster on an older snapshot or roll it
+// back to one on purpose, so there a binding is judged against the snapshot it
+// names, and the messages say which index the cluster runs.
+func perClusterStatus(b *placementv1beta1.ClusterResourceBinding, latestSnapshot string, indexOf map[string]string, external bool, gen int64) placementv1beta1.PerClusterPlacementStatus {
 	pcs := placementv1beta1.PerClusterPlacementStatus{
 		ClusterName:           b.Spec.TargetCluster,
 		ObservedResourceIndex: indexOf[b.Spec.ResourceSnapshotName],
@@ -168,24 +189,75 @@ func perClusterStatus(b *placementv1beta1.ClusterResourceBinding, latestSnapshot
 		}
 		conditions.Set(&pcs.Conditions, placementv1beta1.ConditionScheduled, metav1.ConditionTrue, placementv1beta1.ReasonScheduled, msg, gen)
 	}
-	stale := latestSnapshot != "" && b.Spec.ResourceSnapshotName != latestSnapshot
-	previousTrue := true
+	older := ""
+	if latestSnapshot != "" && b.Spec.ResourceSnapshotName != "" && b.Spec.ResourceSnapshotName != latestSnapshot {
+		older = fmt.Sprintf("runs %s; the latest is %s", snapshotLabel(indexOf, b.Spec.ResourceSnapshotName), indexOf[latestSnapshot])
+	}
+	previous := ""
 	for _, stage := range stages {
 		c := conditions.Get(b.Status.Conditions, stage.condType)
+		afterOverridden := stage.condType != placementv1beta1.ConditionRolloutStarted && stage.condType != placementv1beta1.ConditionOverridden
 		switch {
-		case !previousTrue:
-			conditions.Set(&pcs.Conditions, stage.condType, metav1.ConditionUnknown, stage.pendingReason, "waiting for the previous stage", gen)
+		case previous != "":
+			conditions.Set(&pcs.Conditions, stage.condType, metav1.ConditionUnknown, stage.pendingReason, "waiting for "+previous, gen)
 		case c == nil || c.ObservedGeneration != b.Generation:
 			conditions.Set(&pcs.Conditions, stage.condType, metav1.ConditionUnknown, stage.pendingReason, "not reported yet", gen)
-		case stale && stage.condType != placementv1beta1.ConditionRolloutStarted && stage.condType != placementv1beta1.ConditionOverridden && c.Status == metav1.ConditionTrue:
-			conditions.Set(&pcs.Conditions, stage.condType, metav1.ConditionUnknown, stage.pendingReason, "rolling out the latest resources", gen)
+		case older != "" && afterOverridden && external:
+			conditions.Set(&pcs.Conditions, stage.condType, c.Status, c.Reason, older+": "+c.Message, gen)
+		case older != "" && afterOverridden && c.Status == metav1.ConditionTrue:
+			conditions.Set(&pcs.Conditions, stage.condType, metav1.ConditionUnknown, stage.pendingReason, older+": rolling out the latest resources", gen)
 		default:
 			conditions.Set(&pcs.Conditions, stage.condType, c.Status, c.Reason, c.Message, gen)
 		}
-		previousTrue = conditions.IsTrue(pcs.Conditions, stage.condType)
+		if previous == "" && !conditions.IsTrue(pcs.Conditions, stage.condType) {
+			previous = stage.condType
+		}
 	}
-	perClusterAgentReports(b, &pcs, stale, gen)
+	// Under a rolling update a binding on an older snapshot is still being rolled
+	// out; an External one is judged against its own snapshot.
+	perClusterAgentReports(b, &pcs, older != "" && !external, gen)
 	return pcs
+}
+
+// snapshotLabel names a snapshot by its resource index, or by its name when
+// the snapshot is gone.
+func snapshotLabel(indexOf map[string]string, snapshot string) string {
+	if i := indexOf[snapshot]; i != "" {
+		return "resource snapshot index " + i
+	}
+	return "resource snapshot " + snapshot + ", which no longer exists"
+}
+
+// olderIndexes says which clusters run another resource index than the latest
+// (for an External placement, whose runs decide that), or nothing.
+func olderIndexes(statuses []placementv1beta1.PerClusterPlacementStatus, latest string) string {
+	byIndex := map[string][]string{}
+	var indexes []string
+	for _, pcs := range statuses {
+		if pcs.ClusterName == "" || pcs.ObservedResourceIndex == "" || pcs.ObservedResourceIndex == latest {
+			continue
+		}
+		if byIndex[pcs.ObservedResourceIndex] == nil {
+			indexes = append(indexes, pcs.ObservedResourceIndex)
+		}
+		byIndex[pcs.ObservedResourceIndex] = append(byIndex[pcs.ObservedResourceIndex], pcs.ClusterName)
+	}
+	if len(indexes) == 0 {
+		return ""
+	}
+	sort.Strings(indexes)
+	parts := make([]string, 0, len(indexes))
+	for _, i := range indexes {
+		parts = append(parts, fmt.Sprintf("%s run%s resource snapshot index %s", strings.Join(byIndex[i], ", "), plural(len(byIndex[i])), i))
+	}
+	return fmt.Sprintf(" (%s; the latest is %s)", strings.Join(parts, "; "), latest)
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return "s"
+	}
+	return ""
 }
 
 // summarise folds one condition type over the clusters: any False makes it

@@ -19,6 +19,41 @@ func placementAt(gen int64, policy *placementv1beta1.PlacementPolicy) *placement
 	}
 }
 
+// external makes a placement External: only staged update runs move its bindings.
+func external(crp *placementv1beta1.ClusterResourcePlacement) *placementv1beta1.ClusterResourcePlacement {
+	crp.Spec.Strategy.Type = placementv1beta1.ExternalRolloutStrategyType
+	return crp
+}
+
+// heldBy is a binding on snapshot whose rollout the rolling update holds, with
+// the rollout controller's message.
+func heldBy(cluster, snapshot, why string) placementv1beta1.ClusterResourceBinding {
+	b := bindingWith(cluster, snapshot, 5, "")
+	conditions.Set(&b.Status.Conditions, placementv1beta1.ConditionRolloutStarted, metav1.ConditionFalse, placementv1beta1.ReasonRolloutNotStartedYet, why, 2)
+	return b
+}
+
+// unscheduled is b after the scheduler dropped its cluster.
+func unscheduled(b placementv1beta1.ClusterResourceBinding) placementv1beta1.ClusterResourceBinding {
+	b.Spec.State = placementv1beta1.BindingStateUnscheduled
+	return b
+}
+
+// laterConditions are the placement conditions after Scheduled.
+func laterConditions() []string {
+	var out []string
+	for _, stage := range stages {
+		out = append(out, placementv1beta1.ClusterResourcePlacementConditionType(stage.condType))
+	}
+	return out
+}
+
+// want is one expected condition: its status and a part of its message.
+type want struct {
+	status metav1.ConditionStatus
+	msg    string
+}
+
 func scheduledSnapshot(status metav1.ConditionStatus, reason, msg string) *placementv1beta1.ClusterSchedulingPolicySnapshot {
 	s := &placementv1beta1.ClusterSchedulingPolicySnapshot{}
 	conditions.Set(&s.Status.Conditions, placementv1beta1.ConditionScheduled, status, reason, msg, 1)
@@ -62,6 +97,10 @@ func TestComputeStatus(t *testing.T) {
 		wantSlots int
 		// wantAbsent are condition types the placement must not have.
 		wantAbsent []string
+		// wantCluster are per-cluster conditions, by cluster and type.
+		wantCluster map[string]map[string]want
+		// wantNoWaitingFor are clusters no condition may say it waits for.
+		wantNoWaitingFor []string
 	}{
 		{
 			name: "every cluster available makes the placement available",
@@ -89,12 +128,15 @@ func TestComputeStatus(t *testing.T) {
 			wantSlots: 1,
 		},
 		{
-			name: "an unfilled PickN slot is listed as not scheduled",
+			name: "an unfilled PickN slot is listed as not scheduled, saying why",
 			scope: &scope{placement: placementAt(1, &placementv1beta1.PlacementPolicy{PlacementType: placementv1beta1.PickN, NumberOfClusters: ptr.To[int32](3)}),
 				policySnapshot:   scheduledSnapshot(metav1.ConditionFalse, placementv1beta1.ReasonSchedulingPolicyUnfulfilled, "2 of 3 clusters selected"),
 				resourceSnapshot: resourceSnapshot("p-0-snapshot", "0")},
-			bindings:  []placementv1beta1.ClusterResourceBinding{bindingWith("a", "p-0-snapshot", 5, ""), bindingWith("b", "p-0-snapshot", 5, "")},
-			want:      map[string]metav1.ConditionStatus{sched: metav1.ConditionFalse, avail: metav1.ConditionTrue},
+			bindings: []placementv1beta1.ClusterResourceBinding{bindingWith("a", "p-0-snapshot", 5, ""), bindingWith("b", "p-0-snapshot", 5, "")},
+			want:     map[string]metav1.ConditionStatus{sched: metav1.ConditionFalse, avail: metav1.ConditionTrue},
+			wantCluster: map[string]map[string]want{
+				"": {placementv1beta1.ConditionScheduled: {metav1.ConditionFalse, "cluster 3 of 3: no cluster fits: 2 of 3 clusters selected"}},
+			},
 			wantSlots: 3,
 		},
 		{
@@ -110,6 +152,133 @@ func TestComputeStatus(t *testing.T) {
 			bindings:   []placementv1beta1.ClusterResourceBinding{bindingWith("a", "", 0, ""), bindingWith("b", "", 0, "")},
 			want:       map[string]metav1.ConditionStatus{sched: metav1.ConditionFalse},
 			wantAbsent: []string{placementv1beta1.ConditionClusterResourcePlacementRolloutStarted, avail},
+		},
+		{
+			name: "a placement nothing fits has no later conditions and waits for no cluster, even with bindings being unscheduled",
+			scope: &scope{placement: placementAt(2, nil), policySnapshot: scheduledSnapshot(metav1.ConditionFalse, placementv1beta1.ReasonScheduleFailed,
+				"0 clusters selected; member-2: the cluster does not match the required affinity; member-3: the cluster is tainted"),
+				resourceSnapshot: resourceSnapshot("p-0-snapshot", "0")},
+			bindings:         []placementv1beta1.ClusterResourceBinding{unscheduled(bindingWith("member-2", "p-0-snapshot", 5, "")), unscheduled(bindingWith("member-3", "", 0, ""))},
+			want:             map[string]metav1.ConditionStatus{sched: metav1.ConditionFalse},
+			wantMsg:          map[string]string{sched: "member-2: the cluster does not match"},
+			wantAbsent:       laterConditions(),
+			wantNoWaitingFor: []string{"member-2", "member-3"},
+		},
+		{
+			name: "a PickN placement nothing fits lists every slot as not scheduled, saying why, and nothing later",
+			scope: &scope{placement: placementAt(1, &placementv1beta1.PlacementPolicy{PlacementType: placementv1beta1.PickN, NumberOfClusters: ptr.To[int32](2)}),
+				policySnapshot:   scheduledSnapshot(metav1.ConditionFalse, placementv1beta1.ReasonScheduleFailed, "0 of 2 clusters selected; member-2: the cluster is tainted"),
+				resourceSnapshot: resourceSnapshot("p-0-snapshot", "0")},
+			bindings:         []placementv1beta1.ClusterResourceBinding{unscheduled(bindingWith("member-2", "p-0-snapshot", 5, ""))},
+			want:             map[string]metav1.ConditionStatus{sched: metav1.ConditionFalse},
+			wantAbsent:       laterConditions(),
+			wantNoWaitingFor: []string{"member-2"},
+			wantCluster: map[string]map[string]want{
+				"": {placementv1beta1.ConditionScheduled: {metav1.ConditionFalse, "no cluster fits: 0 of 2 clusters selected; member-2: the cluster is tainted"}},
+			},
+			wantSlots: 2,
+		},
+		{
+			name: "an unfilled PickN slot before the scheduler decides is pending, not failed",
+			scope: &scope{placement: placementAt(1, &placementv1beta1.PlacementPolicy{PlacementType: placementv1beta1.PickN, NumberOfClusters: ptr.To[int32](1)}),
+				resourceSnapshot: resourceSnapshot("p-0-snapshot", "0")},
+			want:       map[string]metav1.ConditionStatus{sched: metav1.ConditionUnknown},
+			wantAbsent: laterConditions(),
+			wantCluster: map[string]map[string]want{
+				"": {placementv1beta1.ConditionScheduled: {metav1.ConditionUnknown, "cluster 1 of 1: waiting for the scheduler"}},
+			},
+			wantSlots: 1,
+		},
+		{
+			name: "an External placement's cluster held on an older index by the runs is available, saying which index it runs",
+			scope: &scope{placement: external(placementAt(2, nil)), policySnapshot: scheduledSnapshot(metav1.ConditionTrue, "Scheduled", ""),
+				resourceSnapshot: resourceSnapshot("p-1-snapshot", "1")},
+			bindings: []placementv1beta1.ClusterResourceBinding{bindingWith("a", "p-0-snapshot", 5, ""), bindingWith("b", "p-1-snapshot", 5, "")},
+			want:     map[string]metav1.ConditionStatus{applied: metav1.ConditionTrue, avail: metav1.ConditionTrue},
+			wantMsg:  map[string]string{avail: "a runs resource snapshot index 0; the latest is 1"},
+			wantCluster: map[string]map[string]want{
+				"a": {
+					placementv1beta1.ConditionWorkSynchronized: {metav1.ConditionTrue, "runs resource snapshot index 0; the latest is 1"},
+					placementv1beta1.ConditionApplied:          {metav1.ConditionTrue, "runs resource snapshot index 0; the latest is 1"},
+					placementv1beta1.ConditionAvailable:        {metav1.ConditionTrue, "runs resource snapshot index 0; the latest is 1"},
+				},
+				"b": {placementv1beta1.ConditionAvailable: {metav1.ConditionTrue, "ok"}},
+			},
+			wantSlots: 2,
+		},
+		{
+			name: "an External placement rolled back to an older index everywhere is available",
+			scope: &scope{placement: external(placementAt(2, nil)), policySnapshot: scheduledSnapshot(metav1.ConditionTrue, "Scheduled", ""),
+				resourceSnapshot: resourceSnapshot("p-1-snapshot", "1")},
+			bindings: []placementv1beta1.ClusterResourceBinding{bindingWith("a", "p-0-snapshot", 5, ""), bindingWith("b", "p-0-snapshot", 5, "")},
+			want:     map[string]metav1.ConditionStatus{avail: metav1.ConditionTrue},
+			wantMsg:  map[string]string{avail: "a, b run resource snapshot index 0; the latest is 1"},
+			wantCluster: map[string]map[string]want{
+				"b": {placementv1beta1.ConditionAvailable: {metav1.ConditionTrue, "runs resource snapshot index 0"}},
+			},
+			wantSlots: 2,
+		},
+		{
+			name: "an External placement's cluster failing on an older index is judged on that index",
+			scope: &scope{placement: external(placementAt(2, nil)), policySnapshot: scheduledSnapshot(metav1.ConditionTrue, "Scheduled", ""),
+				resourceSnapshot: resourceSnapshot("p-1-snapshot", "1")},
+			bindings: []placementv1beta1.ClusterResourceBinding{bindingWith("a", "p-0-snapshot", 3, "no matches for kind Widget")},
+			want:     map[string]metav1.ConditionStatus{applied: metav1.ConditionFalse},
+			wantMsg:  map[string]string{applied: "a: runs resource snapshot index 0; the latest is 1: no matches for kind Widget"},
+			wantCluster: map[string]map[string]want{
+				"a": {placementv1beta1.ConditionAvailable: {metav1.ConditionUnknown, "waiting for Applied"}},
+			},
+			wantSlots: 1,
+		},
+		{
+			name: "an External placement's cluster on a snapshot that is gone names it",
+			scope: &scope{placement: external(placementAt(2, nil)), policySnapshot: scheduledSnapshot(metav1.ConditionTrue, "Scheduled", ""),
+				resourceSnapshot: resourceSnapshot("p-1-snapshot", "1")},
+			bindings: []placementv1beta1.ClusterResourceBinding{bindingWith("a", "p-gone-snapshot", 5, "")},
+			want:     map[string]metav1.ConditionStatus{avail: metav1.ConditionTrue},
+			wantCluster: map[string]map[string]want{
+				"a": {placementv1beta1.ConditionAvailable: {metav1.ConditionTrue, "runs resource snapshot p-gone-snapshot, which no longer exists; the latest is 1"}},
+			},
+			wantSlots: 1,
+		},
+		{
+			name: "a rolling update held by a failed cluster says which cluster holds it",
+			scope: &scope{placement: placementAt(2, nil), policySnapshot: scheduledSnapshot(metav1.ConditionTrue, "Scheduled", ""),
+				resourceSnapshot: resourceSnapshot("p-1-snapshot", "1")},
+			bindings: []placementv1beta1.ClusterResourceBinding{
+				bindingWith("a", "p-1-snapshot", 5, ""),
+				bindingWith("b", "p-1-snapshot", 4, "deployment web has 0 of 2 replicas ready"),
+				heldBy("c", "p-0-snapshot", "resource snapshot p-1-snapshot (index 1) waits: maxUnavailable 1 of 3 clusters is used up: waiting for b"),
+			},
+			want: map[string]metav1.ConditionStatus{
+				placementv1beta1.ConditionClusterResourcePlacementRolloutStarted: metav1.ConditionFalse,
+				avail: metav1.ConditionFalse,
+			},
+			wantMsg: map[string]string{
+				placementv1beta1.ConditionClusterResourcePlacementRolloutStarted: "1 of 3 clusters: c; c: resource snapshot p-1-snapshot (index 1) waits: maxUnavailable 1 of 3 clusters is used up: waiting for b",
+				avail: "1 of 3 clusters: b; b: deployment web has 0 of 2 replicas ready",
+			},
+			wantCluster: map[string]map[string]want{
+				"c": {
+					placementv1beta1.ConditionRolloutStarted: {metav1.ConditionFalse, "waiting for b"},
+					placementv1beta1.ConditionAvailable:      {metav1.ConditionUnknown, "waiting for RolloutStarted"},
+				},
+			},
+			wantSlots: 3,
+		},
+		{
+			name: "a rolling update's cluster still on an older index is not yet available for the latest, saying which index it runs",
+			scope: &scope{placement: placementAt(2, nil), policySnapshot: scheduledSnapshot(metav1.ConditionTrue, "Scheduled", ""),
+				resourceSnapshot: resourceSnapshot("p-1-snapshot", "1")},
+			bindings: []placementv1beta1.ClusterResourceBinding{bindingWith("a", "p-0-snapshot", 5, "")},
+			want:     map[string]metav1.ConditionStatus{avail: metav1.ConditionUnknown},
+			wantCluster: map[string]map[string]want{
+				"a": {
+					placementv1beta1.ConditionWorkSynchronized: {metav1.ConditionUnknown, "runs resource snapshot index 0; the latest is 1: rolling out the latest resources"},
+					placementv1beta1.ConditionAvailable:        {metav1.ConditionUnknown, "waiting for WorkSynchronized"},
+				},
+			},
+			wantSlots: 1,
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -131,6 +300,35 @@ func TestComputeStatus(t *testing.T) {
 			for _, typ := range tc.wantAbsent {
 				if c := conditions.Get(st.Conditions, typ); c != nil {
 					t.Errorf("%s = %+v, want no such condition", typ, c)
+				}
+			}
+			for cluster, conds := range tc.wantCluster {
+				var pcs *placementv1beta1.PerClusterPlacementStatus
+				for i := range st.PlacementStatuses {
+					if st.PlacementStatuses[i].ClusterName == cluster {
+						pcs = &st.PlacementStatuses[i]
+					}
+				}
+				if pcs == nil {
+					t.Errorf("no per-cluster status for %s", cluster)
+					continue
+				}
+				for typ, w := range conds {
+					c := conditions.Get(pcs.Conditions, typ)
+					if c == nil || c.Status != w.status || !strings.Contains(c.Message, w.msg) {
+						t.Errorf("%s on %s = %+v, want %s with a message containing %q", typ, cluster, c, w.status, w.msg)
+					}
+				}
+			}
+			for _, cluster := range tc.wantNoWaitingFor {
+				all := append([]metav1.Condition(nil), st.Conditions...)
+				for _, pcs := range st.PlacementStatuses {
+					all = append(all, pcs.Conditions...)
+				}
+				for _, c := range all {
+					if strings.Contains(c.Message, "waiting for") && strings.Contains(c.Message, cluster) {
+						t.Errorf("%s says it waits for %s, which is not a target: %q", c.Type, cluster, c.Message)
+					}
 				}
 			}
 			if got := len(st.PlacementStatuses); got != tc.wantSlots {

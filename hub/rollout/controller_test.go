@@ -174,19 +174,27 @@ func rolloutStarted(t *testing.T, placement, cluster string) *metav1.Condition {
 	return c
 }
 
+// availableEverywhere makes a one-at-a-time placement whose index 0 is bound
+// and available on every cluster, and returns that snapshot's name.
+func availableEverywhere(t *testing.T, p string) string {
+	t.Helper()
+	placementWith(p, oneAtATime())
+	v0 := snapshot(t, p, 0)
+	scheduled(t, p, clusters...)
+	testenv.Eventually(t, 20*time.Second, onSnapshot(t, p, v0, clusters...))
+	for _, c := range clusters {
+		report(t, p, c, true, true, placementv1beta1.ReasonAvailable)
+	}
+	return v0
+}
+
 // With maxUnavailable 1 and maxSurge 0, a new snapshot reaches one cluster at a
 // time, each after the one before is available; the others say who they wait for.
 func TestRollingUpdateMovesOneClusterAtATime(t *testing.T) {
 	const p = "waves"
 	startRollout(t)
-	placementWith(p, oneAtATime())
-	v0 := snapshot(t, p, 0)
-	scheduled(t, p, clusters...)
 	// A new placement is bound everywhere at once: nothing is on the clusters yet.
-	testenv.Eventually(t, 20*time.Second, onSnapshot(t, p, v0, clusters...))
-	for _, c := range clusters {
-		report(t, p, c, true, true, "Available")
-	}
+	availableEverywhere(t, p)
 
 	v1 := snapshot(t, p, 1)
 	testenv.Eventually(t, 20*time.Second, onSnapshot(t, p, v1, "member-1"))
@@ -220,13 +228,7 @@ func TestRollingUpdateMovesOneClusterAtATime(t *testing.T) {
 func TestFailedApplyHoldsTheRollout(t *testing.T) {
 	const p = "held"
 	startRollout(t)
-	placementWith(p, oneAtATime())
-	v0 := snapshot(t, p, 0)
-	scheduled(t, p, clusters...)
-	testenv.Eventually(t, 20*time.Second, onSnapshot(t, p, v0, clusters...))
-	for _, c := range clusters {
-		report(t, p, c, true, true, "Available")
-	}
+	v0 := availableEverywhere(t, p)
 	v1 := snapshot(t, p, 1)
 	testenv.Eventually(t, 20*time.Second, onSnapshot(t, p, v1, "member-1"))
 	report(t, p, "member-1", false, false, placementv1beta1.ReasonApplyFailed)
@@ -245,13 +247,7 @@ func TestFailedApplyHoldsTheRollout(t *testing.T) {
 func TestNotTrackableResourcesCountAfterTheUnavailablePeriod(t *testing.T) {
 	const p = "untracked"
 	startRollout(t)
-	placementWith(p, oneAtATime())
-	v0 := snapshot(t, p, 0)
-	scheduled(t, p, clusters...)
-	testenv.Eventually(t, 20*time.Second, onSnapshot(t, p, v0, clusters...))
-	for _, c := range clusters {
-		report(t, p, c, true, true, placementv1beta1.ReasonAvailable)
-	}
+	availableEverywhere(t, p)
 	v1 := snapshot(t, p, 1)
 	testenv.Eventually(t, 20*time.Second, onSnapshot(t, p, v1, "member-1"))
 	report(t, p, "member-1", true, true, placementv1beta1.ReasonNotTrackable)

@@ -164,14 +164,3 @@ func (r *Reconciler) event(crp *placementv1beta1.ClusterResourcePlacement, event
 		r.Recorder.Eventf(crp, nil, eventType, reason, "Schedule", format, args...)
 	}
 }
-
-// minPositive is the shorter of two waits, where zero means no wait at all.
-func minPositive(a, b time.Duration) time.Duration {
-	switch {
-	case a <= 0:
-		return b
-	case b <= 0:
-		return a
-	}
-	return min(a, b)
-}

@@ -9,6 +9,7 @@ import (
 	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
 	"github.com/flotilla-io/flotilla/hub/failover"
+	"github.com/flotilla-io/flotilla/hub/pipeline"
 	"github.com/flotilla-io/flotilla/hub/scheduler/framework"
 	"github.com/flotilla-io/flotilla/pkg/conditions"
 )
@@ -50,7 +51,7 @@ func gracefulHolds(now time.Time, timeout time.Duration, active map[string]*plac
 		if len(waiting) > 0 && now.Before(deadline) {
 			held[c] = fmt.Sprintf("evicting: %s; kept until the replacement on %s is available (at most until %s)",
 				req.Message, strings.Join(waiting, ", "), deadline.UTC().Format(time.RFC3339))
-			recheck = minPositive(recheck, deadline.Sub(now))
+			recheck = pipeline.Sooner(recheck, deadline.Sub(now))
 			continue
 		}
 		if len(waiting) == 0 && len(res.Selected) > 0 {

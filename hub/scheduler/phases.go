@@ -69,7 +69,7 @@ func (r *Reconciler) loadWorld(ctx context.Context, s *scope) error {
 		return fmt.Errorf("failed to list member clusters: %w", err)
 	}
 	s.clusters = clusters.Items
-	s.recheck = minPositive(s.recheck, r.graceDeadline(s.clusters))
+	s.recheck = pipeline.Sooner(s.recheck, r.graceDeadline(s.clusters))
 	policy := s.snapshot.Spec.Policy
 	if policy != nil && len(policy.LocationSelectors) > 0 {
 		locations := &clusterv1beta1.LocationList{}
@@ -108,7 +108,7 @@ func (r *Reconciler) graceDeadline(clusters []clusterv1beta1.MemberCluster) time
 			continue
 		}
 		if left := c.LastTransitionTime.Add(grace).Sub(now); left > 0 {
-			next = minPositive(next, left+time.Second)
+			next = pipeline.Sooner(next, left+time.Second)
 		}
 	}
 	return next
@@ -249,7 +249,7 @@ func (r *Reconciler) scheduleGroup(ctx context.Context, s *scope, group string) 
 		res.Unschedule = notSelected(existing, res.Selected)
 	}
 	held, released, recheck := gracefulHolds(r.now(), r.gracefulTimeout(), active, res)
-	s.recheck = minPositive(s.recheck, recheck)
+	s.recheck = pipeline.Sooner(s.recheck, recheck)
 	for _, rel := range released {
 		failover.ObserveFailover(r.now().Sub(taintedAt(s.clusters, rel.cluster, rel.requestedAt)))
 		r.event(crp, corev1.EventTypeNormal, placementv1beta1.ReasonEvicted, "left %s: the replacement on %v is available", rel.cluster, res.Selected)

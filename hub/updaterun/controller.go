@@ -22,6 +22,7 @@ import (
 
 	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+	"github.com/flotilla-io/flotilla/hub/pipeline"
 	"github.com/flotilla-io/flotilla/pkg/conditions"
 )
 
@@ -210,7 +211,7 @@ func (r *Reconciler) loadSnapshots(ctx context.Context, s *scope) error {
 		snap := &list.Items[i]
 		index := snap.Labels[placementv1beta1.LabelResourceIndex]
 		s.indexOf[snap.Name] = index
-		if _, part := snap.Annotations[placementv1beta1.AnnotationSubindexOfResourceSnapshot]; part || !snap.DeletionTimestamp.IsZero() {
+		if !pipeline.IsMaster(snap) || !snap.DeletionTimestamp.IsZero() {
 			continue
 		}
 		if n, err := strconv.Atoi(index); err == nil {
@@ -243,14 +244,14 @@ func (r *Reconciler) loadSnapshots(ctx context.Context, s *scope) error {
 
 // loadBindings reads the placement's active bindings.
 func (r *Reconciler) loadBindings(ctx context.Context, s *scope) error {
-	list := &placementv1beta1.ClusterResourceBindingList{}
-	if err := r.Client.List(ctx, list, client.MatchingLabels{placementv1beta1.LabelPlacementName: s.placement.Name}); err != nil {
-		return fmt.Errorf("failed to list bindings: %w", err)
+	bindings, err := pipeline.ListBindings(ctx, r.Client, s.placement.Name)
+	if err != nil {
+		return err
 	}
-	s.bindings = make(map[string]*placementv1beta1.ClusterResourceBinding, len(list.Items))
-	for i := range list.Items {
-		b := &list.Items[i]
-		if isActive(b) {
+	s.bindings = make(map[string]*placementv1beta1.ClusterResourceBinding, len(bindings))
+	for i := range bindings {
+		b := &bindings[i]
+		if pipeline.IsActive(b) {
 			s.bindings[b.Spec.TargetCluster] = b
 		}
 	}

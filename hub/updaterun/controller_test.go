@@ -59,12 +59,12 @@ func TestCanaryApprovalThenProdOneAtATime(t *testing.T) {
 	ctx := context.Background()
 	agents := newMemberAgents()
 	startHub(t, agents)
-	readyMember(t, "a-1", map[string]string{"suite": "a", "stage": "canary"})
-	readyMember(t, "a-2", map[string]string{"suite": "a", "stage": "prod", "order": "2"})
-	readyMember(t, "a-3", map[string]string{"suite": "a", "stage": "prod", "order": "1"})
+	testenv.ReadyMember(t, env.Client, "a-1", map[string]string{"suite": "a", "stage": "canary"})
+	testenv.ReadyMember(t, env.Client, "a-2", map[string]string{"suite": "a", "stage": "prod", "order": "2"})
+	testenv.ReadyMember(t, env.Client, "a-3", map[string]string{"suite": "a", "stage": "prod", "order": "1"})
 	appNamespace(t, "upd-a", "blue")
 	externalPlacement(t, "upd-a", map[string]string{"suite": "a"})
-	create(t, &placementv1beta1.ClusterStagedUpdateStrategy{
+	testenv.Create(t, env.Client, &placementv1beta1.ClusterStagedUpdateStrategy{
 		ObjectMeta: metav1.ObjectMeta{Name: "upd-a"},
 		Spec: placementv1beta1.StagedUpdateStrategySpec{Stages: []placementv1beta1.StageConfig{
 			{Name: "canary", LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"stage": "canary"}},
@@ -78,7 +78,7 @@ func TestCanaryApprovalThenProdOneAtATime(t *testing.T) {
 	succeededBefore := metricValue(t, "flotilla_updaterun_runs_finished_total", "succeeded")
 	updatedBefore := metricValue(t, "flotilla_updaterun_clusters_updated_total", "")
 	agents.hold("a-3", true)
-	create(t, newRun("upd-a-0", "upd-a", "0", "upd-a"))
+	testenv.Create(t, env.Client, newRun("upd-a-0", "upd-a", "0", "upd-a"))
 	init := waitForRunCondition(t, "upd-a-0", placementv1beta1.ConditionUpdateRunInitialized, metav1.ConditionTrue, placementv1beta1.ReasonUpdateRunInitialized)
 	if want := "3 clusters in 2 stages (canary: 1, prod: 2) to resource snapshot upd-a-0-snapshot (index 0)"; init.Message != want {
 		t.Errorf("Initialized message = %q, want %q", init.Message, want)
@@ -207,11 +207,11 @@ func TestCanaryApprovalThenProdOneAtATime(t *testing.T) {
 func TestTimedWaitEditAndRollback(t *testing.T) {
 	ctx := context.Background()
 	startHub(t, newMemberAgents())
-	readyMember(t, "b-1", map[string]string{"suite": "b", "stage": "canary"})
-	readyMember(t, "b-2", map[string]string{"suite": "b", "stage": "prod"})
+	testenv.ReadyMember(t, env.Client, "b-1", map[string]string{"suite": "b", "stage": "canary"})
+	testenv.ReadyMember(t, env.Client, "b-2", map[string]string{"suite": "b", "stage": "prod"})
 	appNamespace(t, "upd-b", "blue")
 	externalPlacement(t, "upd-b", map[string]string{"suite": "b"})
-	create(t, &placementv1beta1.ClusterStagedUpdateStrategy{
+	testenv.Create(t, env.Client, &placementv1beta1.ClusterStagedUpdateStrategy{
 		ObjectMeta: metav1.ObjectMeta{Name: "upd-b"},
 		Spec: placementv1beta1.StagedUpdateStrategySpec{Stages: []placementv1beta1.StageConfig{
 			{Name: "canary", LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"stage": "canary"}},
@@ -221,7 +221,7 @@ func TestTimedWaitEditAndRollback(t *testing.T) {
 	})
 	waitUntilExternallyControlled(t, "upd-b", "b-1", "b-2")
 
-	create(t, newRun("upd-b-0", "upd-b", "0", "upd-b"))
+	testenv.Create(t, env.Client, newRun("upd-b-0", "upd-b", "0", "upd-b"))
 	waitForRunCondition(t, "upd-b-0", placementv1beta1.ConditionUpdateRunSucceeded, metav1.ConditionTrue, placementv1beta1.ReasonUpdateRunSucceeded)
 	if err := colorsAre("upd-b", map[string]string{"b-1": "blue", "b-2": "blue"})(); err != nil {
 		t.Fatal(err)
@@ -252,7 +252,7 @@ func TestTimedWaitEditAndRollback(t *testing.T) {
 			t.Fatalf("an edit reached a member without a run: %v", err)
 		}
 	}
-	create(t, newRun("upd-b-1", "upd-b", "1", "upd-b"))
+	testenv.Create(t, env.Client, newRun("upd-b-1", "upd-b", "1", "upd-b"))
 	waitForRunCondition(t, "upd-b-1", placementv1beta1.ConditionUpdateRunSucceeded, metav1.ConditionTrue, placementv1beta1.ReasonUpdateRunSucceeded)
 	if err := colorsAre("upd-b", map[string]string{"b-1": "green", "b-2": "green"})(); err != nil {
 		t.Fatal(err)
@@ -261,7 +261,7 @@ func TestTimedWaitEditAndRollback(t *testing.T) {
 	// Rollback to index 0, created stopped: nothing moves until Run.
 	rollback := newRun("upd-b-rollback", "upd-b", "0", "upd-b")
 	rollback.Spec.State = placementv1beta1.StagedUpdateRunStateStop
-	create(t, rollback)
+	testenv.Create(t, env.Client, rollback)
 	waitForRunCondition(t, "upd-b-rollback", placementv1beta1.ConditionUpdateRunInitialized, metav1.ConditionTrue, placementv1beta1.ReasonUpdateRunInitialized)
 	waitForRunCondition(t, "upd-b-rollback", placementv1beta1.ConditionUpdateRunProgressing, metav1.ConditionFalse, placementv1beta1.ReasonUpdateRunStopped)
 	if err := colorsAre("upd-b", map[string]string{"b-1": "green", "b-2": "green"})(); err != nil {
@@ -282,6 +282,27 @@ func TestTimedWaitEditAndRollback(t *testing.T) {
 			t.Errorf("rollback status of %s: %+v", c, cs)
 		}
 	}
+	// The placement is available on the index the run rolled back to, and says
+	// which index its clusters run.
+	testenv.Eventually(t, 30*time.Second, func() error {
+		crp := &placementv1beta1.ClusterResourcePlacement{}
+		if err := env.Client.Get(ctx, types.NamespacedName{Name: "upd-b"}, crp); err != nil {
+			return err
+		}
+		c := conditions.Get(crp.Status.Conditions, placementv1beta1.ConditionClusterResourcePlacementAvailable)
+		if c == nil || c.Status != metav1.ConditionTrue || c.ObservedGeneration != crp.Generation {
+			return fmt.Errorf("placement Available = %+v, want True", c)
+		}
+		if want := "b-1, b-2 run resource snapshot index 0; the latest is 1"; !strings.Contains(c.Message, want) {
+			return fmt.Errorf("placement Available message %q does not say %q", c.Message, want)
+		}
+		for _, pcs := range crp.Status.PlacementStatuses {
+			if pcs.ObservedResourceIndex != "0" || !conditions.IsTrue(pcs.Conditions, placementv1beta1.ConditionAvailable) {
+				return fmt.Errorf("cluster %s on index %q: %+v", pcs.ClusterName, pcs.ObservedResourceIndex, pcs.Conditions)
+			}
+		}
+		return nil
+	})
 	// Both indexes are kept (revisionHistoryLimit defaults to 10), the newest
 	// stays the latest.
 	for name, latest := range map[string]string{"upd-b-0-snapshot": "false", "upd-b-1-snapshot": "true"} {
@@ -301,11 +322,11 @@ func TestTimedWaitEditAndRollback(t *testing.T) {
 func TestRunsThatCannotStart(t *testing.T) {
 	ctx := context.Background()
 	startHub(t, newMemberAgents())
-	readyMember(t, "c-1", map[string]string{"suite": "c"})
+	testenv.ReadyMember(t, env.Client, "c-1", map[string]string{"suite": "c"})
 	appNamespace(t, "upd-c", "blue")
 	externalPlacement(t, "upd-c", map[string]string{"suite": "c"})
 	appNamespace(t, "upd-c-rolling", "blue")
-	create(t, &placementv1beta1.ClusterResourcePlacement{
+	testenv.Create(t, env.Client, &placementv1beta1.ClusterResourcePlacement{
 		ObjectMeta: metav1.ObjectMeta{Name: "upd-c-rolling"},
 		Spec: placementv1beta1.PlacementSpec{
 			ResourceSelectors: []placementv1beta1.ResourceSelector{{Version: "v1", Kind: "Namespace", Name: "upd-c-rolling"}},
@@ -318,7 +339,7 @@ func TestRunsThatCannotStart(t *testing.T) {
 			{Name: "all", LabelSelector: &metav1.LabelSelector{}, AfterStageTasks: []placementv1beta1.AfterStageTask{{Type: placementv1beta1.AfterStageTaskTypeApproval}}},
 		}},
 	}
-	create(t, approveAll)
+	testenv.Create(t, env.Client, approveAll)
 	waitUntilExternallyControlled(t, "upd-c", "c-1")
 
 	tests := []struct {
@@ -344,7 +365,7 @@ func TestRunsThatCannotStart(t *testing.T) {
 		},
 	}
 	for _, tt := range tests {
-		create(t, newRun(tt.run, tt.placement, tt.index, tt.strategy))
+		testenv.Create(t, env.Client, newRun(tt.run, tt.placement, tt.index, tt.strategy))
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -371,10 +392,10 @@ func TestRunsThatCannotStart(t *testing.T) {
 	// approval, keeps the next run of the placement waiting.
 	later := approveAll.DeepCopy()
 	later.ObjectMeta = metav1.ObjectMeta{Name: "upd-c-later"}
-	create(t, later)
+	testenv.Create(t, env.Client, later)
 	waitForRunCondition(t, "upd-c-no-strategy", placementv1beta1.ConditionUpdateRunProgressing, metav1.ConditionFalse, placementv1beta1.ReasonUpdateRunWaiting)
 	testenv.Eventually(t, 30*time.Second, colorsAre("upd-c", map[string]string{"c-1": "blue"}))
-	create(t, newRun("upd-c-next", "upd-c", "0", "upd-c"))
+	testenv.Create(t, env.Client, newRun("upd-c-next", "upd-c", "0", "upd-c"))
 	next := waitForRunCondition(t, "upd-c-next", placementv1beta1.ConditionUpdateRunInitialized, metav1.ConditionFalse, placementv1beta1.ReasonUpdateRunWaitingForOtherRun)
 	if want := "ClusterStagedUpdateRun upd-c-no-strategy of ClusterResourcePlacement upd-c is in progress; this run starts when it succeeds, is stopped or is deleted"; next.Message != want {
 		t.Errorf("Initialized message = %q, want %q", next.Message, want)
@@ -403,10 +424,10 @@ func approve(t *testing.T, name string) {
 func TestAnApprovalOfAnotherRunDoesNotCount(t *testing.T) {
 	ctx := context.Background()
 	startHub(t, newMemberAgents())
-	readyMember(t, "d-1", map[string]string{"suite": "d"})
+	testenv.ReadyMember(t, env.Client, "d-1", map[string]string{"suite": "d"})
 	appNamespace(t, "upd-d", "blue")
 	externalPlacement(t, "upd-d", map[string]string{"suite": "d"})
-	create(t, &placementv1beta1.ClusterStagedUpdateStrategy{
+	testenv.Create(t, env.Client, &placementv1beta1.ClusterStagedUpdateStrategy{
 		ObjectMeta: metav1.ObjectMeta{Name: "upd-d"},
 		Spec: placementv1beta1.StagedUpdateStrategySpec{Stages: []placementv1beta1.StageConfig{
 			{Name: "all", LabelSelector: &metav1.LabelSelector{}, AfterStageTasks: []placementv1beta1.AfterStageTask{{Type: placementv1beta1.AfterStageTaskTypeApproval}}},
@@ -417,10 +438,10 @@ func TestAnApprovalOfAnotherRunDoesNotCount(t *testing.T) {
 		ObjectMeta: metav1.ObjectMeta{Name: "upd-d-0-all", Labels: map[string]string{placementv1beta1.LabelUpdateRun: "upd-d-0", placementv1beta1.LabelStage: "all"}},
 		Spec:       placementv1beta1.ApprovalRequestSpec{ParentStageRollout: "upd-d-0", TargetStage: "all"},
 	}
-	create(t, stale)
+	testenv.Create(t, env.Client, stale)
 	approve(t, "upd-d-0-all")
 
-	create(t, newRun("upd-d-0", "upd-d", "0", "upd-d"))
+	testenv.Create(t, env.Client, newRun("upd-d-0", "upd-d", "0", "upd-d"))
 	waitForRunCondition(t, "upd-d-0", placementv1beta1.ConditionUpdateRunProgressing, metav1.ConditionFalse, placementv1beta1.ReasonUpdateRunWaiting)
 	run := getRun(t, "upd-d-0")
 	testenv.Eventually(t, 30*time.Second, func() error {

@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+	"github.com/flotilla-io/flotilla/hub/pipeline"
 	"github.com/flotilla-io/flotilla/pkg/conditions"
 )
 
@@ -224,7 +225,7 @@ func (r *Reconciler) approvalTask(ctx context.Context, s *scope, st *placementv1
 		if err := controllerutil.SetControllerReference(run, req, r.Client.Scheme()); err != nil {
 			return nil, err
 		}
-		if err := r.Client.Create(ctx, req, client.FieldOwner(FieldManager)); err != nil && !apierrors.IsAlreadyExists(err) {
+		if err := r.Client.Create(ctx, req, client.FieldOwner(pipeline.ManagerUpdateRun)); err != nil && !apierrors.IsAlreadyExists(err) {
 			return nil, fmt.Errorf("failed to create ClusterApprovalRequest %s: %w", name, err)
 		}
 		s.announce(corev1.EventTypeNormal, "ApprovalRequested", "stage %s: every cluster is updated; ClusterApprovalRequest %s waits for approval", st.StageName, name)
@@ -269,7 +270,7 @@ func (r *Reconciler) acceptApproval(ctx context.Context, req *placementv1beta1.C
 	if err != nil {
 		return err
 	}
-	if err := r.Client.Status().Patch(ctx, req, client.RawPatch(types.ApplyPatchType, data), client.FieldOwner(FieldManager), client.ForceOwnership); err != nil {
+	if err := r.Client.Status().Patch(ctx, req, client.RawPatch(types.ApplyPatchType, data), client.FieldOwner(pipeline.ManagerUpdateRun), client.ForceOwnership); err != nil {
 		return fmt.Errorf("failed to accept ClusterApprovalRequest %s: %w", req.Name, err)
 	}
 	return nil

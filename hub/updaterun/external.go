@@ -7,11 +7,12 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+	"github.com/flotilla-io/flotilla/hub/enqueue"
+	"github.com/flotilla-io/flotilla/hub/pipeline"
 	"github.com/flotilla-io/flotilla/pkg/conditions"
 )
 
@@ -34,12 +35,12 @@ func (r *ExternalReconciler) Reconcile(ctx context.Context, req reconcile.Reques
 	if !crp.DeletionTimestamp.IsZero() || crp.Spec.Strategy.Type != placementv1beta1.ExternalRolloutStrategyType {
 		return ctrl.Result{}, nil
 	}
-	list := &placementv1beta1.ClusterResourceBindingList{}
-	if err := r.Client.List(ctx, list, client.MatchingLabels{placementv1beta1.LabelPlacementName: crp.Name}); err != nil {
-		return ctrl.Result{}, fmt.Errorf("failed to list bindings: %w", err)
+	bindings, err := pipeline.ListBindings(ctx, r.Client, crp.Name)
+	if err != nil {
+		return ctrl.Result{}, err
 	}
-	for i := range list.Items {
-		b := &list.Items[i]
+	for i := range bindings {
+		b := &bindings[i]
 		switch {
 		case !b.DeletionTimestamp.IsZero():
 		case b.Spec.State == placementv1beta1.BindingStateUnscheduled:
@@ -70,16 +71,9 @@ func untouched(b *placementv1beta1.ClusterResourceBinding) bool {
 
 // SetupWithManager registers the controller: placements and their bindings.
 func (r *ExternalReconciler) SetupWithManager(mgr ctrl.Manager) error {
-	byPlacementLabel := handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
-		name := o.GetLabels()[placementv1beta1.LabelPlacementName]
-		if name == "" || o.GetLabels()[placementv1beta1.LabelPlacementNamespace] != "" {
-			return nil
-		}
-		return []reconcile.Request{{NamespacedName: client.ObjectKey{Name: name}}}
-	})
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("updaterun-external").
 		For(&placementv1beta1.ClusterResourcePlacement{}).
-		Watches(&placementv1beta1.ClusterResourceBinding{}, byPlacementLabel).
+		Watches(&placementv1beta1.ClusterResourceBinding{}, enqueue.ByPlacementLabel()).
 		Complete(r)
 }

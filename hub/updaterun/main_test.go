@@ -123,33 +123,11 @@ func (a *memberAgents) Reconcile(ctx context.Context, req reconcile.Request) (ct
 	return ctrl.Result{}, nil
 }
 
-func create(t *testing.T, obj client.Object) {
-	t.Helper()
-	if err := env.Client.Create(context.Background(), obj); err != nil {
-		t.Fatalf("failed to create %T %s: %v", obj, obj.GetName(), err)
-	}
-}
-
-// readyMember creates a joined, connected, healthy MemberCluster with the labels,
-// and its hub namespace.
-func readyMember(t *testing.T, name string, labels map[string]string) {
-	t.Helper()
-	create(t, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: clusterv1beta1.MemberNamespace(name)}})
-	mc := &clusterv1beta1.MemberCluster{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}}
-	create(t, mc)
-	for _, typ := range []string{clusterv1beta1.ConditionJoined, clusterv1beta1.ConditionAgentConnected, clusterv1beta1.ConditionHealthy} {
-		conditions.Set(&mc.Status.Conditions, typ, metav1.ConditionTrue, typ, "test", mc.Generation)
-	}
-	if err := env.Client.Status().Update(context.Background(), mc); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // appNamespace creates a namespace with a ConfigMap settings{color}.
 func appNamespace(t *testing.T, name, color string) {
 	t.Helper()
-	create(t, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}})
-	create(t, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: name, Name: "settings"}, Data: map[string]string{"color": color}})
+	testenv.Create(t, env.Client, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}})
+	testenv.Create(t, env.Client, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: name, Name: "settings"}, Data: map[string]string{"color": color}})
 }
 
 func setColor(t *testing.T, namespace, color string) {
@@ -168,7 +146,7 @@ func setColor(t *testing.T, namespace, color string) {
 // matched by the label selector) rolled out by staged update runs.
 func externalPlacement(t *testing.T, name string, match map[string]string) {
 	t.Helper()
-	create(t, &placementv1beta1.ClusterResourcePlacement{
+	testenv.Create(t, env.Client, &placementv1beta1.ClusterResourcePlacement{
 		ObjectMeta: metav1.ObjectMeta{Name: name},
 		Spec: placementv1beta1.PlacementSpec{
 			ResourceSelectors: []placementv1beta1.ResourceSelector{{Version: "v1", Kind: "Namespace", Name: name}},
