@@ -403,11 +403,19 @@ func (a *Applier) watchApplied(s *scope) {
 	if a.watch == nil {
 		return
 	}
+	var blockers []objectRef
 	for i, m := range s.manifests {
-		if m.mapping != nil && s.results[i].applied == metav1.ConditionTrue {
+		if m.mapping == nil {
+			continue
+		}
+		switch {
+		case s.results[i].applied == metav1.ConditionTrue:
 			a.watch.ensure(m.mapping.Resource, m.obj.GetNamespace())
+		case s.results[i].reason == placementv1beta1.ReasonNotTakenOver:
+			blockers = append(blockers, objectRef{gvr: m.mapping.Resource, namespace: m.obj.GetNamespace(), name: m.obj.GetName()})
 		}
 	}
+	a.watch.watchBlockers(s.work.Name, blockers)
 	watchedResources.Set(float64(a.watch.resources()))
 }
 
@@ -438,6 +446,9 @@ func (a *Applier) Remove(ctx context.Context, workName string) error {
 			return err
 		}
 		log.V(1).Info("Removed the Work", "deletePolicy", rec.DeletePolicy, "objects", len(rec.Applied))
+	}
+	if a.watch != nil {
+		a.watch.watchBlockers(workName, nil)
 	}
 	a.mu.Lock()
 	delete(a.last, workName)

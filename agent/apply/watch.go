@@ -42,7 +42,16 @@ type watcher struct {
 
 	mu        sync.Mutex
 	informers map[watchKey]cache.SharedIndexInformer
-	closed    bool
+	// blockers holds, per Work, a watch on each object that keeps one of its
+	// manifests from being applied (see watchBlockers).
+	blockers map[string]map[objectRef]chan struct{}
+	closed   bool
+}
+
+// objectRef names one object of a resource.
+type objectRef struct {
+	gvr             schema.GroupVersionResource
+	namespace, name string
 }
 
 // watchKey is what one informer watches: a resource, in one namespace or in all
@@ -59,6 +68,7 @@ func newWatcher(dyn dynamic.Interface, onChange func(string), perNamespace bool)
 		perNamespace: perNamespace,
 		stop:         make(chan struct{}),
 		informers:    map[watchKey]cache.SharedIndexInformer{},
+		blockers:     map[string]map[objectRef]chan struct{}{},
 	}
 }
 
@@ -148,6 +158,80 @@ func (w *watcher) resources() int {
 	return len(w.informers)
 }
 
+// watchBlockers sets the objects that keep manifests of a Work from being applied
+// (objects that are not the Work's and that whenToTakeOver refuses to take over):
+// each is watched by name, without the applied-by label the other informers select
+// on, and its change or deletion calls onChange with the Work, so that the Work is
+// applied again at once rather than at its next retry. Watches of objects no longer
+// in refs stop; an empty refs stops all of the Work's.
+func (w *watcher) watchBlockers(work string, refs []objectRef) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return
+	}
+	have := w.blockers[work]
+	want := make(map[objectRef]bool, len(refs))
+	for _, ref := range refs {
+		want[ref] = true
+		if _, ok := have[ref]; ok {
+			continue
+		}
+		if have == nil {
+			have = map[objectRef]chan struct{}{}
+			w.blockers[work] = have
+		}
+		have[ref] = w.startBlockerWatch(work, ref)
+	}
+	for ref, stop := range have {
+		if !want[ref] {
+			close(stop)
+			delete(have, ref)
+		}
+	}
+	if len(have) == 0 {
+		delete(w.blockers, work)
+	}
+}
+
+// startBlockerWatch runs an informer on one object and returns its stop channel.
+// The object's first appearance (the informer's initial list) is not a change.
+func (w *watcher) startBlockerWatch(work string, ref objectRef) chan struct{} {
+	name := ref.name
+	inf := dynamicinformer.NewFilteredDynamicInformer(w.dynamic, ref.gvr, ref.namespace, 0, cache.Indexers{},
+		func(o *metav1.ListOptions) { o.FieldSelector = "metadata.name=" + name }).Informer()
+	_ = inf.SetTransform(func(obj any) (any, error) {
+		if u, ok := obj.(*unstructured.Unstructured); ok {
+			u.SetManagedFields(nil)
+		}
+		return obj, nil
+	})
+	changed := func(any) { w.onChange(work) }
+	_, _ = inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: func(obj any) {
+			if inf.HasSynced() {
+				changed(obj)
+			}
+		},
+		UpdateFunc: func(_, obj any) { changed(obj) },
+		DeleteFunc: changed,
+	})
+	stop := make(chan struct{})
+	go inf.Run(stop)
+	return stop
+}
+
+// blockerWatches returns how many objects are watched as blockers.
+func (w *watcher) blockerWatches() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n := 0
+	for _, refs := range w.blockers {
+		n += len(refs)
+	}
+	return n
+}
+
 // close stops every informer.
 func (w *watcher) close() {
 	w.mu.Lock()
@@ -155,5 +239,11 @@ func (w *watcher) close() {
 	if !w.closed {
 		w.closed = true
 		close(w.stop)
+		for _, refs := range w.blockers {
+			for _, stop := range refs {
+				close(stop)
+			}
+		}
+		w.blockers = nil
 	}
 }

@@ -407,3 +407,40 @@ func TestGuardsRefuseTheAgentsNamespaceRBACAndDenyLists(t *testing.T) {
 		t.Errorf("the agent applied into its own namespace")
 	}
 }
+
+func TestAnObjectThatKeepsAManifestFromBeingAppliedIsWatchedUntilItGoes(t *testing.T) {
+	ctx := testContext(t)
+	const ns = "watch-blocker"
+	createNamespace(t, ns)
+	createConfigMap(t, ns, "theirs", map[string]string{"k": "member"})
+	a, changed := watchingApplier(t, "records-watch-blocker")
+	work := newWork("blocked", 1, configMapManifest(t, ns, "theirs", map[string]any{"k": "hub"}))
+	work.Spec.ApplyStrategy = &placementv1beta1.ApplyStrategy{WhenToTakeOver: placementv1beta1.WhenToTakeOverNever}
+	status, err := a.Apply(ctx, work)
+	if err != nil {
+		t.Fatalf("Apply() failed: %v", err)
+	}
+	if err := manifestCondition(0, placementv1beta1.ConditionApplied, "False/"+placementv1beta1.ReasonNotTakenOver)(status); err != nil {
+		t.Fatal(err)
+	}
+	if got := a.watch.blockerWatches(); got != 1 {
+		t.Fatalf("blocker watches = %d, want 1", got)
+	}
+
+	// Its deletion is a change of the Work.
+	if err := env.Client.Delete(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "theirs"}}); err != nil {
+		t.Fatal(err)
+	}
+	waitForChange(t, changed, "blocked")
+
+	status, err = a.Apply(ctx, work)
+	if err != nil {
+		t.Fatalf("Apply() failed: %v", err)
+	}
+	if err := manifestCondition(0, placementv1beta1.ConditionApplied, "True/"+placementv1beta1.ReasonApplied)(status); err != nil {
+		t.Fatal(err)
+	}
+	if got := a.watch.blockerWatches(); got != 0 {
+		t.Errorf("blocker watches after the apply succeeded = %d, want 0", got)
+	}
+}

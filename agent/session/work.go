@@ -337,12 +337,25 @@ func (r *Runner) retryLater(name string, next op) {
 	r.queue.AddRateLimited(name)
 }
 
-// Changed queues a recheck of a Work one of whose applied objects changed on the
-// member (the Applier watches them; see Options.ChangesWatched). It does not block.
+// Changed is called when an object a Work applied, or one that keeps a manifest
+// of it from being applied, changed on the member (the Applier watches them; see
+// Options.ChangesWatched). A Work applied in full gets its status rechecked; one
+// that waits for a retry is applied again at once, with its backoff reset, since
+// what held it may be gone. It does not block.
 func (r *Runner) Changed(workName string) {
 	if !r.running.Load() {
 		return
 	}
+	r.mu.Lock()
+	st := r.works[workName]
+	if st != nil && st.work != nil && !st.complete && st.appliedHash == st.hash && (st.next == opNone || st.next == opApply) {
+		st.next = opApply
+		r.mu.Unlock()
+		r.queue.Forget(workName)
+		r.queue.Add(workName)
+		return
+	}
+	r.mu.Unlock()
 	r.enqueue(workName, opRecheck, nil, "")
 }
 
