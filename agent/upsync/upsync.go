@@ -25,7 +25,6 @@ package upsync
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -81,7 +80,7 @@ func New(dyn dynamic.Interface, mapper meta.RESTMapper, send Sender, log logr.Lo
 // happens if its selectors and placed namespaces did not change; a Work without
 // selectors has none.
 func (s *Syncer) Set(work *placementv1beta1.Work) {
-	namespaces := placedNamespaces(work)
+	namespaces := work.PlacedNamespaces()
 	key := watchKey(work.Spec.UpsyncSelectors, namespaces)
 	s.mu.Lock()
 	old := s.works[work.Name]
@@ -249,34 +248,6 @@ func (s *Syncer) deleted(workName string, obj any) {
 // on the member).
 func applied(u *unstructured.Unstructured) bool {
 	return u.GetLabels()[apply.LabelAppliedBy] == apply.AppliedByAgent
-}
-
-// placedNamespaces returns the namespaces a Work places: those of its Namespace
-// manifests and of its namespaced manifests, sorted.
-func placedNamespaces(work *placementv1beta1.Work) []string {
-	var out []string
-	for _, m := range work.Spec.Workload.Manifests {
-		var head struct {
-			APIVersion string `json:"apiVersion"`
-			Kind       string `json:"kind"`
-			Metadata   struct {
-				Name      string `json:"name"`
-				Namespace string `json:"namespace"`
-			} `json:"metadata"`
-		}
-		if json.Unmarshal(m.Raw, &head) != nil {
-			continue
-		}
-		ns := head.Metadata.Namespace
-		if head.APIVersion == "v1" && head.Kind == "Namespace" {
-			ns = head.Metadata.Name
-		}
-		if ns != "" && !slices.Contains(out, ns) {
-			out = append(out, ns)
-		}
-	}
-	sort.Strings(out)
-	return out
 }
 
 func watchKey(selectors []placementv1beta1.UpsyncSelector, namespaces []string) string {

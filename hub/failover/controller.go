@@ -6,7 +6,6 @@ import (
 	"sort"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/time/rate"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -21,7 +20,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
-	"sigs.k8s.io/controller-runtime/pkg/metrics"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -54,37 +52,6 @@ type Reconciler struct {
 	// IsOurs reports whether the built-in scheduler schedules the placement
 	// (others are left to their own scheduler). Default: every placement.
 	IsOurs func(*placementv1beta1.ClusterResourcePlacement) bool
-}
-
-var failoverSeconds = prometheus.NewHistogram(prometheus.HistogramOpts{
-	Name:    "flotilla_failover_seconds",
-	Help:    "Time from a cluster's NoExecute taint (or its resources turning unavailable) to the evicted placement being available elsewhere.",
-	Buckets: prometheus.ExponentialBuckets(1, 2, 12),
-})
-
-func init() { metrics.Registry.MustRegister(failoverSeconds) }
-
-// ObserveFailover records one finished failover of the given length; the
-// scheduler calls it when it lets an evicted binding go because its
-// replacement is available.
-func ObserveFailover(d time.Duration) { failoverSeconds.Observe(d.Seconds()) }
-
-// Requested returns the EvictionRequested condition of a binding if it is True.
-func Requested(b *placementv1beta1.ClusterResourceBinding) *metav1.Condition {
-	c := conditions.Get(b.Status.Conditions, placementv1beta1.ConditionEvictionRequested)
-	if c == nil || c.Status != metav1.ConditionTrue {
-		return nil
-	}
-	return c
-}
-
-// Kept returns why a binding stays despite an untolerated NoExecute taint, or "".
-func Kept(b *placementv1beta1.ClusterResourceBinding) string {
-	c := conditions.Get(b.Status.Conditions, placementv1beta1.ConditionEvictionRequested)
-	if c == nil || c.Status != metav1.ConditionFalse {
-		return ""
-	}
-	return c.Message
 }
 
 // Reconcile decides the evictions of one placement.
@@ -136,7 +103,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (ctrl
 		own := pipeline.OwnConditions(b.Status.Conditions, placementv1beta1.ConditionEvictionRequested)
 		ev, evict := d.Evict[cluster]
 		switch {
-		case evict && Requested(b) != nil:
+		case evict && pipeline.EvictionRequested(b) != nil:
 			// Requested already: keep it as it is.
 		case evict:
 			if partition == nil {

@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+	"github.com/flotilla-io/flotilla/pkg/conditions"
 )
 
 // Field managers of the hub's controllers: each writes only the fields listed
@@ -227,4 +228,24 @@ func SpecPatch(b *placementv1beta1.ClusterResourceBinding, ifState placementv1be
 		return nil, err
 	}
 	return client.RawPatch(types.JSONPatchType, data), nil
+}
+
+// EvictionRequested returns a binding's EvictionRequested condition if it is True:
+// hub/failover asks the scheduler to take the placement off the cluster.
+func EvictionRequested(b *placementv1beta1.ClusterResourceBinding) *metav1.Condition {
+	c := conditions.Get(b.Status.Conditions, placementv1beta1.ConditionEvictionRequested)
+	if c == nil || c.Status != metav1.ConditionTrue {
+		return nil
+	}
+	return c
+}
+
+// EvictionKept returns why a binding stays despite an untolerated NoExecute taint
+// (its EvictionRequested condition is False), or "".
+func EvictionKept(b *placementv1beta1.ClusterResourceBinding) string {
+	c := conditions.Get(b.Status.Conditions, placementv1beta1.ConditionEvictionRequested)
+	if c == nil || c.Status != metav1.ConditionFalse {
+		return ""
+	}
+	return c.Message
 }

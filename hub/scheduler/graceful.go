@@ -8,7 +8,6 @@ import (
 
 	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
-	"github.com/flotilla-io/flotilla/hub/failover"
 	"github.com/flotilla-io/flotilla/hub/pipeline"
 	"github.com/flotilla-io/flotilla/hub/scheduler/framework"
 	"github.com/flotilla-io/flotilla/pkg/conditions"
@@ -43,7 +42,7 @@ func gracefulHolds(now time.Time, timeout time.Duration, active map[string]*plac
 		if b == nil {
 			continue
 		}
-		req := failover.Requested(b)
+		req := pipeline.EvictionRequested(b)
 		if req == nil {
 			continue
 		}

@@ -16,7 +16,6 @@ import (
 
 	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
-	"github.com/flotilla-io/flotilla/hub/failover"
 	"github.com/flotilla-io/flotilla/hub/pipeline"
 	"github.com/flotilla-io/flotilla/hub/scheduler/framework"
 	"github.com/flotilla-io/flotilla/hub/schedulinggroup"
@@ -151,7 +150,7 @@ func (r *Reconciler) loadExclusions(ctx context.Context, s *scope) error {
 	}
 	s.excluded = ExcludedClusters(s.placement.Name, list.Items)
 	for _, b := range pipeline.ActiveBindings(s.bindings) {
-		c := failover.Requested(b)
+		c := pipeline.EvictionRequested(b)
 		if c == nil {
 			continue
 		}
@@ -240,7 +239,7 @@ func (r *Reconciler) scheduleGroup(ctx context.Context, s *scope, group string) 
 	}
 	for i := range res.Decisions {
 		if b := active[res.Decisions[i].ClusterName]; b != nil {
-			if why := failover.Kept(b); why != "" {
+			if why := pipeline.EvictionKept(b); why != "" {
 				res.Decisions[i].Reason = why
 			}
 		}
@@ -251,7 +250,7 @@ func (r *Reconciler) scheduleGroup(ctx context.Context, s *scope, group string) 
 	held, released, recheck := gracefulHolds(r.now(), r.gracefulTimeout(), active, res)
 	s.recheck = pipeline.Sooner(s.recheck, recheck)
 	for _, rel := range released {
-		failover.ObserveFailover(r.now().Sub(taintedAt(s.clusters, rel.cluster, rel.requestedAt)))
+		observeFailover(r.now().Sub(taintedAt(s.clusters, rel.cluster, rel.requestedAt)))
 		r.event(crp, corev1.EventTypeNormal, placementv1beta1.ReasonEvicted, "left %s: the replacement on %v is available", rel.cluster, res.Selected)
 	}
 	if err := r.applyBindings(ctx, s, group, existing, res, held); err != nil {

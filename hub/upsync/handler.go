@@ -347,7 +347,7 @@ func (h *Handler) note(st *state, set map[string]string, k, why string) {
 // be one the Work places.
 func allowed(work *placementv1beta1.Work, obj *unstructured.Unstructured) string {
 	gvk := obj.GroupVersionKind()
-	if obj.GetNamespace() == "" || !slices.Contains(PlacedNamespaces(work), obj.GetNamespace()) {
+	if obj.GetNamespace() == "" || !slices.Contains(work.PlacedNamespaces(), obj.GetNamespace()) {
 		return fmt.Sprintf("namespace %q is not one the Work places", obj.GetNamespace())
 	}
 	for _, s := range work.Spec.UpsyncSelectors {
@@ -366,39 +366,6 @@ func allowed(work *placementv1beta1.Work, obj *unstructured.Unstructured) string
 		}
 	}
 	return "no upsync selector of the Work selects it"
-}
-
-// PlacedNamespaces returns the namespaces a Work places: those of its Namespace
-// manifests and of its namespaced manifests, sorted.
-func PlacedNamespaces(work *placementv1beta1.Work) []string {
-	set := map[string]bool{}
-	for _, m := range work.Spec.Workload.Manifests {
-		var head struct {
-			APIVersion string `json:"apiVersion"`
-			Kind       string `json:"kind"`
-			Metadata   struct {
-				Name      string `json:"name"`
-				Namespace string `json:"namespace"`
-			} `json:"metadata"`
-		}
-		if json.Unmarshal(m.Raw, &head) != nil {
-			continue
-		}
-		switch {
-		case head.APIVersion == "v1" && head.Kind == "Namespace":
-			set[head.Metadata.Name] = true
-		case head.Metadata.Namespace != "":
-			set[head.Metadata.Namespace] = true
-		}
-	}
-	out := make([]string, 0, len(set))
-	for ns := range set {
-		if ns != "" {
-			out = append(out, ns)
-		}
-	}
-	sort.Strings(out)
-	return out
 }
 
 // mirrorOf returns the mirror of a member object: its content without what the

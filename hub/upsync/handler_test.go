@@ -190,20 +190,3 @@ func TestHandlerMirrorsExclusivelyAndRemoves(t *testing.T) {
 		t.Errorf("the Work is kept after its mirrors were removed: %v", err)
 	}
 }
-
-func TestPlacedNamespaces(t *testing.T) {
-	raw := func(obj map[string]any) placementv1beta1.Manifest {
-		b, _ := json.Marshal(obj)
-		return placementv1beta1.Manifest{RawExtension: runtime.RawExtension{Raw: b}}
-	}
-	w := &placementv1beta1.Work{}
-	w.Spec.Workload.Manifests = []placementv1beta1.Manifest{
-		raw(map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": "b"}}),
-		raw(map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "x", "namespace": "a"}}),
-		raw(map[string]any{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": map[string]any{"name": "r"}}),
-		raw(map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "y", "namespace": "b"}}),
-	}
-	if got := PlacedNamespaces(w); strings.Join(got, ",") != "a,b" {
-		t.Errorf("PlacedNamespaces() = %v, want [a b]", got)
-	}
-}
