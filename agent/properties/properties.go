@@ -10,8 +10,10 @@ import (
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/informers"
-	"k8s.io/client-go/kubernetes"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/discovery"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 
@@ -60,8 +62,11 @@ func (o *Options) setDefaults() {
 // Collector gathers the properties of one member cluster. It is safe for
 // concurrent use.
 type Collector struct {
-	client kubernetes.Interface
-	opts   Options
+	// core and discovery, not the full clientset and informer factory, which
+	// would link the clients and informers of every API group into the agent.
+	core      corev1client.CoreV1Interface
+	discovery discovery.DiscoveryInterface
+	opts      Options
 
 	// nodes and pods keep the member's nodes and running pods, trimmed to what
 	// Summarize reads, from Run on; before, Collect lists them.
@@ -76,15 +81,34 @@ type Collector struct {
 // New returns a Collector for the member cluster that cfg connects to.
 func New(cfg *rest.Config, opts Options) (*Collector, error) {
 	opts.setDefaults()
-	cs, err := kubernetes.NewForConfig(cfg)
+	core, err := corev1client.NewForConfig(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("failed to create a client of the member cluster: %w", err)
 	}
-	c := &Collector{client: cs, opts: opts}
-	c.nodes = informers.NewSharedInformerFactory(cs, 0).Core().V1().Nodes().Informer()
-	c.pods = informers.NewSharedInformerFactoryWithOptions(cs, 0, informers.WithTweakListOptions(func(o *metav1.ListOptions) {
-		o.FieldSelector = runningPods
-	})).Core().V1().Pods().Informer()
+	disc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("failed to create a discovery client of the member cluster: %w", err)
+	}
+	c := &Collector{core: core, discovery: disc, opts: opts}
+	// No resync: the sums are computed from the caches, which watches keep.
+	c.nodes = cache.NewSharedIndexInformer(&cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			return core.Nodes().List(ctx, o)
+		},
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			return core.Nodes().Watch(ctx, o)
+		},
+	}, &corev1.Node{}, 0, cache.Indexers{})
+	c.pods = cache.NewSharedIndexInformer(&cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			o.FieldSelector = runningPods
+			return core.Pods(metav1.NamespaceAll).List(ctx, o)
+		},
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			o.FieldSelector = runningPods
+			return core.Pods(metav1.NamespaceAll).Watch(ctx, o)
+		},
+	}, &corev1.Pod{}, 0, cache.Indexers{})
 	_ = c.nodes.SetTransform(trimNode)
 	_ = c.pods.SetTransform(trimPod)
 	return c, nil
@@ -165,7 +189,7 @@ func (c *Collector) Collect(ctx context.Context) tunnel.ClusterProperties {
 
 	next := c.Latest()
 	next.APIServerHealthy, next.APIServerMessage = c.readyz(ctx)
-	if v, err := c.client.Discovery().ServerVersion(); err != nil {
+	if v, err := c.discovery.ServerVersion(); err != nil {
 		log.V(1).Info("Failed to get the member API server's version", "err", err)
 	} else {
 		next.KubernetesVersion = v.GitVersion
@@ -182,7 +206,7 @@ func (c *Collector) Collect(ctx context.Context) tunnel.ClusterProperties {
 
 // readyz asks the member API server whether it is ready.
 func (c *Collector) readyz(ctx context.Context) (bool, string) {
-	body, err := c.client.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx)
+	body, err := c.discovery.RESTClient().Get().AbsPath("/readyz").DoRaw(ctx)
 	if err != nil {
 		msg := err.Error()
 		if len(body) > 0 {
@@ -200,13 +224,13 @@ func (c *Collector) collectResources(ctx context.Context, p *tunnel.ClusterPrope
 		return nil
 	}
 	// Before Run: ResourceVersion "0" is served from the API server's cache.
-	nodes, err := c.client.CoreV1().Nodes().List(ctx, metav1.ListOptions{ResourceVersion: "0"})
+	nodes, err := c.core.Nodes().List(ctx, metav1.ListOptions{ResourceVersion: "0"})
 	if err != nil {
 		return fmt.Errorf("failed to list nodes: %w", err)
 	}
-	pods, err := c.client.CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{
+	pods, err := c.core.Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{
 		ResourceVersion: "0",
-		FieldSelector:   "status.phase!=" + string(corev1.PodSucceeded) + ",status.phase!=" + string(corev1.PodFailed),
+		FieldSelector:   runningPods,
 	})
 	if err != nil {
 		return fmt.Errorf("failed to list pods: %w", err)
