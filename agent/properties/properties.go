@@ -130,24 +130,12 @@ func trimNode(obj any) (any, error) {
 	}, nil
 }
 
-// trimPod keeps of a pod what Summarize reads: its node, phase and requests.
+// trimPod keeps of a pod what Summarize reads: its podUsage.
 func trimPod(obj any) (any, error) {
-	p, ok := obj.(*corev1.Pod)
-	if !ok {
-		return obj, nil
+	if p, ok := obj.(*corev1.Pod); ok {
+		return usageOf(p), nil
 	}
-	out := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace, ResourceVersion: p.ResourceVersion},
-		Spec:       corev1.PodSpec{NodeName: p.Spec.NodeName, Overhead: p.Spec.Overhead, Resources: p.Spec.Resources},
-		Status:     corev1.PodStatus{Phase: p.Status.Phase},
-	}
-	for _, c := range p.Spec.Containers {
-		out.Spec.Containers = append(out.Spec.Containers, corev1.Container{Resources: corev1.ResourceRequirements{Requests: c.Resources.Requests}})
-	}
-	for _, c := range p.Spec.InitContainers {
-		out.Spec.InitContainers = append(out.Spec.InitContainers, corev1.Container{Resources: corev1.ResourceRequirements{Requests: c.Resources.Requests}, RestartPolicy: c.RestartPolicy})
-	}
-	return out, nil
+	return obj, nil
 }
 
 // Run collects the properties now and then every Interval until ctx is done.
@@ -220,7 +208,7 @@ func (c *Collector) readyz(ctx context.Context) (bool, string) {
 // collectResources fills in the node count, provider and resource sums.
 func (c *Collector) collectResources(ctx context.Context, p *tunnel.ClusterProperties) error {
 	if c.nodes.HasSynced() && c.pods.HasSynced() {
-		c.summarize(p, fromStore[corev1.Node](c.nodes.GetStore()), fromStore[corev1.Pod](c.pods.GetStore()))
+		c.summarize(p, fromStore[corev1.Node](c.nodes.GetStore()), podsFromStore(c.pods.GetStore()))
 		return nil
 	}
 	// Before Run: ResourceVersion "0" is served from the API server's cache.
@@ -235,12 +223,16 @@ func (c *Collector) collectResources(ctx context.Context, p *tunnel.ClusterPrope
 	if err != nil {
 		return fmt.Errorf("failed to list pods: %w", err)
 	}
-	c.summarize(p, nodes.Items, pods.Items)
+	usage := make([]*podUsage, 0, len(pods.Items))
+	for i := range pods.Items {
+		usage = append(usage, usageOf(&pods.Items[i]))
+	}
+	c.summarize(p, nodes.Items, usage)
 	return nil
 }
 
-func (c *Collector) summarize(p *tunnel.ClusterProperties, nodes []corev1.Node, pods []corev1.Pod) {
-	s := Summarize(nodes, pods)
+func (c *Collector) summarize(p *tunnel.ClusterProperties, nodes []corev1.Node, pods []*podUsage) {
+	s := summarize(nodes, pods)
 	p.NodeCount = s.NodeCount
 	p.Provider = s.Provider
 	p.Capacity = s.Capacity
@@ -255,6 +247,18 @@ func fromStore[T any](store cache.Store) []T {
 	for _, item := range items {
 		if o, ok := item.(*T); ok {
 			out = append(out, *o)
+		}
+	}
+	return out
+}
+
+// podsFromStore returns the pods of the pod informer's store.
+func podsFromStore(store cache.Store) []*podUsage {
+	items := store.List()
+	out := make([]*podUsage, 0, len(items))
+	for _, item := range items {
+		if u, ok := item.(*podUsage); ok {
+			out = append(out, u)
 		}
 	}
 	return out
