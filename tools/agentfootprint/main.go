@@ -180,11 +180,13 @@ func run(ctx context.Context, o options) error {
 	fmt.Printf("\nmachine: %d CPUs, %s/%s, %s, load average %s; member %s: %d nodes, %d running pods, placed manifests/samples\n",
 		runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, runtime.Version(), loadAverage(), member, o.nodes, o.pods)
 	fmt.Printf("agent binary: %s (%.0f MiB); settle %s, window %s\n\n", binary, mib(size), o.settle, o.window)
-	fmt.Println("| agent | CPU over window | RSS (max in window) | anonymous (heap, stacks) | file-backed (binary) | Go heap in use |")
+	fmt.Println("End of the window (largest value sampled in it, once a second):")
+	fmt.Println()
+	fmt.Println("| agent | CPU over window | RSS | anonymous (heap, stacks) | file-backed (binary) | Go heap in use |")
 	fmt.Println("|---|---|---|---|---|---|")
 	for _, r := range results {
-		fmt.Printf("| %s | %.2f s | %.1f MiB (%.1f) | %.1f MiB | %.1f MiB | %.1f MiB |\n",
-			r.name, r.cpu.Seconds(), mib(r.rss), mib(r.maxRSS), mib(r.anon), mib(r.file), mib(r.heapInUse))
+		fmt.Printf("| %s | %.2f s | %.1f MiB (%.1f) | %.1f MiB (%.1f) | %.1f MiB (%.1f) | %.1f MiB |\n",
+			r.name, r.cpu.Seconds(), mib(r.rss), mib(r.maxRSS), mib(r.anon), mib(r.maxAnon), mib(r.file), mib(r.maxFile), mib(r.heapInUse))
 	}
 	return nil
 }
@@ -287,6 +289,7 @@ type result struct {
 	name                    string
 	cpu                     time.Duration
 	rss, maxRSS, anon, file int64
+	maxAnon, maxFile        int64
 	heapInUse               int64
 }
 
@@ -356,7 +359,7 @@ func measure(ctx context.Context, f *fleet.Fleet, binary, kubeconfig, member str
 		if err != nil {
 			return result{}, err
 		}
-		r.maxRSS = max(r.maxRSS, m.rss)
+		r.maxRSS, r.maxAnon, r.maxFile = max(r.maxRSS, m.rss), max(r.maxAnon, m.anon), max(r.maxFile, m.file)
 	}
 	cpu1, err := cpuTime(pid)
 	if err != nil {
