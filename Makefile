@@ -67,9 +67,10 @@ generate: $(CONTROLLER_GEN) ## Generate deepcopy functions for the API types.
 	$(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths=./apis/...
 
 .PHONY: manifests
-manifests: $(CONTROLLER_GEN) ## Generate CRDs into manifests/crds.
+manifests: $(CONTROLLER_GEN) ## Generate CRDs into manifests/crds, and manifests/agent/rendered (what `agent join --install` applies).
 	$(CONTROLLER_GEN) crd:allowDangerousTypes=false paths=./apis/... output:crd:artifacts:config=manifests/crds
 	hack/update-crd-kustomization.sh
+	$(GO) run ./tools/agentmanifests/gen
 
 ##@ Build and test
 

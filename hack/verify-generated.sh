@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Fails when the committed generated files (deepcopy, CRDs) differ from what
+# Fails when the committed generated files (deepcopy, CRDs, manifests/agent/rendered) differ from what
 # `make generate manifests` produces. It regenerates in place, so after a failure the
 # tree holds the fresh files, ready to commit.
 set -euo pipefail
 make=${1:-make}
 cd "$(dirname "$0")/.."
 snapshot() {
-  { find apis -name 'zz_generated*.go'; find manifests/crds -type f; } | sort | xargs -r sha256sum
+  { find apis -name 'zz_generated*.go'; find manifests/crds manifests/agent/rendered -type f; } | sort | xargs -r sha256sum
 }
 before=$(snapshot)
 $make --no-print-directory generate manifests >/dev/null

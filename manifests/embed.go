@@ -4,8 +4,9 @@ package manifests
 
 import "embed"
 
-// Agent holds manifests/agent: its kustomization.yaml, the base it builds on and
-// every RBAC profile (least-privilege/).
+// Agent holds manifests/agent: its kustomization.yaml, the base it builds on,
+// every RBAC profile (least-privilege/), and what kustomize builds of each
+// profile (rendered/, written by `make manifests`), which install applies.
 //
 //go:embed agent
 var Agent embed.FS

@@ -8,7 +8,8 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
-	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client/config"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/flotilla-io/flotilla/pkg/version"
@@ -23,7 +24,7 @@ func NewCommand() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRun: func(*cobra.Command, []string) {
-			ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
+			ctrllog.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
 		},
 	}
 	logFlags := flag.NewFlagSet("agent", flag.ContinueOnError)
@@ -56,7 +57,7 @@ func restConfig(kubeconfig string) (*rest.Config, error) {
 		if err != nil {
 			return nil, fmt.Errorf("cannot load --kubeconfig %s: %v", kubeconfig, err)
 		}
-		// As ctrl.GetConfig does: no client-side rate limit (client-go's default
+		// As config.GetConfig does: no client-side rate limit (client-go's default
 		// of 5 requests a second makes each apply wait); the member API server's
 		// priority and fairness protects it.
 		if cfg.QPS == 0 {
@@ -64,7 +65,7 @@ func restConfig(kubeconfig string) (*rest.Config, error) {
 		}
 		return cfg, nil
 	}
-	cfg, err := ctrl.GetConfig()
+	cfg, err := config.GetConfig()
 	if err != nil {
 		return nil, fmt.Errorf("no member kubeconfig (not in a cluster, no $KUBECONFIG): pass --kubeconfig: %v", err)
 	}

@@ -24,7 +24,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
-	ctrl "sigs.k8s.io/controller-runtime"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/flotilla-io/flotilla/agent/apply"
 	"github.com/flotilla-io/flotilla/agent/join"
@@ -145,11 +145,17 @@ func newRunCommand() *cobra.Command {
 		Long: `Run keeps one tunnel to the hub, with the identity that ` + "`agent join`" + ` stored on
 the member cluster: it heartbeats with the cluster's properties, applies the Work
 the hub sends, reports its status, and reconnects with backoff when the tunnel
-drops. SIGTERM closes the tunnel cleanly.`,
+drops. SIGTERM closes the tunnel cleanly.
+
+Unless the environment sets them, it runs with ` + fmt.Sprintf("GOMEMLIMIT=%dMiB (a soft limit) and GOGC=%d", DefaultMemoryLimit>>20, DefaultGCPercent) + `,
+which keep an idle agent small.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := opts.Validate(); err != nil {
 				return err
+			}
+			if set := runtimeDefaults(os.LookupEnv); len(set) > 0 {
+				ctrllog.Log.WithName("agent").V(1).Info("Go runtime defaults set (the environment may override them)", "set", set)
 			}
 			// SIGTERM or SIGINT stops the agent cleanly; a second one kills it.
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, os.Interrupt)
@@ -163,7 +169,7 @@ drops. SIGTERM closes the tunnel cleanly.`,
 
 // Run runs the agent until ctx is done.
 func Run(ctx context.Context, opts *RunOptions) error {
-	log := ctrl.Log.WithName("agent")
+	log := ctrllog.Log.WithName("agent")
 	cfg, err := restConfig(opts.Kubeconfig)
 	if err != nil {
 		return err

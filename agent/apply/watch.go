@@ -24,8 +24,9 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/flotilla-io/flotilla/agent/informer"
 )
 
 // watcher keeps one informer per resource the Applier applied objects of, selecting
@@ -93,15 +94,7 @@ func (w *watcher) ensure(gvr schema.GroupVersionResource, namespace string) {
 	if w.closed || w.informers[key] != nil {
 		return
 	}
-	inf := dynamicinformer.NewFilteredDynamicInformer(w.dynamic, gvr, key.namespace, 0, cache.Indexers{},
-		func(o *metav1.ListOptions) { o.LabelSelector = appliedSelector }).Informer()
-	// Managed fields are large and never read from the cache.
-	_ = inf.SetTransform(func(obj any) (any, error) {
-		if u, ok := obj.(*unstructured.Unstructured); ok {
-			u.SetManagedFields(nil)
-		}
-		return obj, nil
-	})
+	inf := informer.Dynamic(w.dynamic, gvr, key.namespace, appliedSelector)
 	_, _ = inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    w.notify,
 		UpdateFunc: func(_, obj any) { w.notify(obj) },

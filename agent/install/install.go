@@ -12,14 +12,18 @@ import (
 	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/client-go/dynamic"
+	authorizationv1client "k8s.io/client-go/kubernetes/typed/authorization/v1"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
-	"sigs.k8s.io/controller-runtime/pkg/client"
+	"k8s.io/client-go/restmapper"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/flotilla-io/flotilla/agent/join"
@@ -79,11 +83,10 @@ func Install(ctx context.Context, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := client.New(opts.Member, client.Options{Scheme: scheme()})
+	in, err := newInstaller(opts.Member, opts.Image, objs)
 	if err != nil {
 		return nil, fmt.Errorf("failed to connect to the member cluster at %s: %w", opts.Member.Host, err)
 	}
-	in := &installer{c: c, host: opts.Member.Host, image: opts.Image, objs: objs}
 	if err := in.checkIdentity(ctx); err != nil {
 		return nil, err
 	}
@@ -104,17 +107,20 @@ func Install(ctx context.Context, opts Options) (*Result, error) {
 	return &Result{Image: opts.Image, Pod: pod}, nil
 }
 
-func scheme() *runtime.Scheme {
-	s := runtime.NewScheme()
-	utilruntime.Must(clientgoscheme.AddToScheme(s))
-	return s
-}
-
 // installer carries what an Install learns on the way.
+//
+// It talks to the member with the dynamic client and the typed clients of the
+// two groups it reads, not with controller-runtime's client, whose metrics
+// package would link leader election and, through it, the clients and
+// informers of every API group into the agent binary (see README "Agent
+// footprint").
 type installer struct {
-	c     client.Client
-	host  string
-	image string
+	dynamic dynamic.Interface
+	mapper  meta.RESTMapper
+	core    corev1client.CoreV1Interface
+	authz   authorizationv1client.AuthorizationV1Interface
+	host    string
+	image   string
 	// objs are the rendered manifests, in apply order.
 	objs []*unstructured.Unstructured
 	// created are the objects apply created (deleted on rollback).
@@ -122,6 +128,43 @@ type installer struct {
 	// replaced are the objects that existed before apply changed them
 	// (restored on rollback).
 	replaced []*unstructured.Unstructured
+}
+
+func newInstaller(cfg *rest.Config, image string, objs []*unstructured.Unstructured) (*installer, error) {
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	disc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	core, err := corev1client.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	authz, err := authorizationv1client.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &installer{
+		dynamic: dyn, mapper: restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disc)),
+		core: core, authz: authz, host: cfg.Host, image: image, objs: objs,
+	}, nil
+}
+
+// resource is the dynamic client of obj's resource (in its namespace, when
+// namespaced), and the resource's mapping.
+func (in *installer) resource(obj *unstructured.Unstructured) (dynamic.ResourceInterface, *meta.RESTMapping, error) {
+	gvk := obj.GroupVersionKind()
+	mapping, err := in.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	if err != nil {
+		return nil, nil, fmt.Errorf("the member cluster at %s does not serve %s: %w", in.host, gvk, err)
+	}
+	if mapping.Scope.Name() == meta.RESTScopeNameNamespace {
+		return in.dynamic.Resource(mapping.Resource).Namespace(obj.GetNamespace()), mapping, nil
+	}
+	return in.dynamic.Resource(mapping.Resource), mapping, nil
 }
 
 func describe(obj *unstructured.Unstructured) string {
@@ -133,8 +176,7 @@ func describe(obj *unstructured.Unstructured) string {
 
 // checkIdentity fails unless `agent join` stored the identity the agent pod uses.
 func (in *installer) checkIdentity(ctx context.Context) error {
-	s := &corev1.Secret{}
-	err := in.c.Get(ctx, types.NamespacedName{Namespace: join.Namespace, Name: join.SecretName}, s)
+	_, err := in.core.Secrets(join.Namespace).Get(ctx, join.SecretName, metav1.GetOptions{})
 	switch {
 	case apierrors.IsNotFound(err):
 		return fmt.Errorf("the member cluster at %s has no agent identity (Secret %s/%s): run `agent join` first; the agent pod uses that identity",
@@ -152,9 +194,9 @@ func (in *installer) checkAccess(ctx context.Context) error {
 	var missing []string
 	for _, obj := range in.objs {
 		gvk := obj.GroupVersionKind()
-		mapping, err := in.c.RESTMapper().RESTMapping(gvk.GroupKind(), gvk.Version)
+		_, mapping, err := in.resource(obj)
 		if err != nil {
-			return fmt.Errorf("the member cluster at %s does not serve %s: %w", in.host, gvk, err)
+			return err
 		}
 		for _, verb := range []string{"create", "patch"} {
 			review := &authorizationv1.SelfSubjectAccessReview{Spec: authorizationv1.SelfSubjectAccessReviewSpec{
@@ -163,7 +205,8 @@ func (in *installer) checkAccess(ctx context.Context) error {
 					Resource: mapping.Resource.Resource, Name: nameForVerb(verb, obj),
 				},
 			}}
-			if err := in.c.Create(ctx, review); err != nil {
+			review, err := in.authz.SelfSubjectAccessReviews().Create(ctx, review, metav1.CreateOptions{})
+			if err != nil {
 				return fmt.Errorf("failed to check access on the member cluster at %s: %w", in.host, err)
 			}
 			if !review.Status.Allowed {
@@ -198,9 +241,11 @@ func nameForVerb(verb string, obj *unstructured.Unstructured) string {
 func (in *installer) apply(ctx context.Context) error {
 	logger := log.FromContext(ctx)
 	for _, obj := range in.objs {
-		before := &unstructured.Unstructured{}
-		before.SetGroupVersionKind(obj.GroupVersionKind())
-		err := in.c.Get(ctx, client.ObjectKeyFromObject(obj), before)
+		res, _, err := in.resource(obj)
+		if err != nil {
+			return err
+		}
+		before, err := res.Get(ctx, obj.GetName(), metav1.GetOptions{})
 		existed := err == nil
 		if err != nil && !apierrors.IsNotFound(err) {
 			return fmt.Errorf("failed to read %s on the member cluster: %w", describe(obj), err)
@@ -209,8 +254,9 @@ func (in *installer) apply(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		applied := obj.DeepCopy()
-		if err := in.c.Patch(ctx, applied, client.RawPatch(types.ApplyPatchType, data), client.FieldOwner(FieldManager), client.ForceOwnership); err != nil {
+		force := true
+		applied, err := res.Patch(ctx, obj.GetName(), types.ApplyPatchType, data, metav1.PatchOptions{FieldManager: FieldManager, Force: &force})
+		if err != nil {
 			return fmt.Errorf("failed to apply %s on the member cluster: %w", describe(obj), err)
 		}
 		if existed {
@@ -228,22 +274,29 @@ func (in *installer) rollback(ctx context.Context) error {
 	var errs []error
 	for i := len(in.created) - 1; i >= 0; i-- {
 		obj := in.created[i]
-		err := in.c.Delete(ctx, obj, client.PropagationPolicy(metav1.DeletePropagationBackground))
+		res, _, err := in.resource(obj)
+		if err == nil {
+			background := metav1.DeletePropagationBackground
+			err = res.Delete(ctx, obj.GetName(), metav1.DeleteOptions{PropagationPolicy: &background})
+		}
 		if err != nil && !apierrors.IsNotFound(err) {
 			errs = append(errs, fmt.Errorf("failed to delete %s: %w", describe(obj), err))
 		}
 	}
 	for _, before := range in.replaced {
-		current := &unstructured.Unstructured{}
-		current.SetGroupVersionKind(before.GroupVersionKind())
-		if err := in.c.Get(ctx, client.ObjectKeyFromObject(before), current); err != nil {
+		res, _, err := in.resource(before)
+		var current *unstructured.Unstructured
+		if err == nil {
+			current, err = res.Get(ctx, before.GetName(), metav1.GetOptions{})
+		}
+		if err != nil {
 			errs = append(errs, fmt.Errorf("failed to read %s to restore it: %w", describe(before), err))
 			continue
 		}
 		restored := before.DeepCopy()
 		restored.SetResourceVersion(current.GetResourceVersion())
 		restored.SetManagedFields(nil)
-		if err := in.c.Update(ctx, restored); err != nil {
+		if _, err := res.Update(ctx, restored, metav1.UpdateOptions{}); err != nil {
 			errs = append(errs, fmt.Errorf("failed to restore %s: %w", describe(before), err))
 		}
 	}
@@ -275,9 +328,12 @@ func (in *installer) waitRunning(ctx context.Context, timeout time.Duration) (st
 	defer cancel()
 	last := "no agent pod was created"
 	for {
-		pods := &corev1.PodList{}
-		if err := in.c.List(ctx, pods, client.InNamespace(deploy.GetNamespace()), client.MatchingLabels(selector)); err != nil && ctx.Err() == nil {
-			return "", fmt.Errorf("failed to list the agent pods: %w", err)
+		pods, err := in.core.Pods(deploy.GetNamespace()).List(ctx, metav1.ListOptions{LabelSelector: labels.SelectorFromSet(selector).String()})
+		if err != nil {
+			if ctx.Err() == nil {
+				return "", fmt.Errorf("failed to list the agent pods: %w", err)
+			}
+			pods = &corev1.PodList{}
 		}
 		for i := range pods.Items {
 			if !isAgentPodOf(&pods.Items[i], in.image) {
@@ -306,9 +362,12 @@ func (in *installer) waitRunning(ctx context.Context, timeout time.Duration) (st
 // deploymentFailure returns the Deployment's ReplicaFailure message (pods the
 // member refuses to create: quota, pod security, ...), or "".
 func (in *installer) deploymentFailure(ctx context.Context, deploy *unstructured.Unstructured) string {
-	current := &unstructured.Unstructured{}
-	current.SetGroupVersionKind(deploy.GroupVersionKind())
-	if err := in.c.Get(ctx, client.ObjectKeyFromObject(deploy), current); err != nil {
+	res, _, err := in.resource(deploy)
+	if err != nil {
+		return ""
+	}
+	current, err := res.Get(ctx, deploy.GetName(), metav1.GetOptions{})
+	if err != nil {
 		return ""
 	}
 	conds, _, _ := unstructured.NestedSlice(current.Object, "status", "conditions")

@@ -5,13 +5,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"path"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
-	"sigs.k8s.io/kustomize/api/krusty"
-	"sigs.k8s.io/kustomize/kyaml/filesys"
 	"sigs.k8s.io/yaml"
 
 	"github.com/flotilla-io/flotilla/manifests"
@@ -29,10 +26,12 @@ const (
 	ProfileLeastPrivilege = "least-privilege"
 )
 
-// profileDirs maps a profile to its kustomization inside the embedded tree.
-var profileDirs = map[string]string{
-	ProfileFull:           "agent",
-	ProfileLeastPrivilege: "agent/least-privilege",
+// renderedFiles maps a profile to its manifests, built from manifests/agent by
+// `make manifests` (tools/agentmanifests) so that kustomize is not part of
+// the agent binary.
+var renderedFiles = map[string]string{
+	ProfileFull:           "agent/rendered/full.yaml",
+	ProfileLeastPrivilege: "agent/rendered/least-privilege.yaml",
 }
 
 // baseKustomization is where manifests/agent names its image (every profile
@@ -70,35 +69,21 @@ func DefaultImage() (string, error) {
 	return name + ":" + tag, nil
 }
 
-// Render builds manifests/agent's kustomization for an RBAC profile (empty is
-// ProfileFull) with kustomize, and sets the agent container's image. Objects
-// come in kustomize's apply order (namespaces and RBAC before the Deployment).
+// Render returns manifests/agent for an RBAC profile (empty is ProfileFull), as
+// kustomize builds it (manifests/agent/rendered), with the agent container's
+// image set. Objects come in kubectl's apply order (namespaces and RBAC before
+// the Deployment).
 func Render(profile, image string) ([]*unstructured.Unstructured, error) {
-	return render(manifests.Agent, profile, image)
-}
-
-func render(src fs.FS, profile, image string) ([]*unstructured.Unstructured, error) {
 	if profile == "" {
 		profile = ProfileFull
 	}
-	dir, ok := profileDirs[profile]
+	file, ok := renderedFiles[profile]
 	if !ok {
 		return nil, fmt.Errorf("unknown RBAC profile %q: use %s or %s", profile, ProfileFull, ProfileLeastPrivilege)
 	}
-	mem, err := copyToMemory(src)
+	data, err := fs.ReadFile(manifests.Agent, file)
 	if err != nil {
-		return nil, err
-	}
-	opts := krusty.MakeDefaultOptions()
-	// Namespaces and RBAC before the Deployment that needs them (kubectl's order).
-	opts.Reorder = krusty.ReorderOptionLegacy
-	res, err := krusty.MakeKustomizer(opts).Run(mem, "/"+dir)
-	if err != nil {
-		return nil, fmt.Errorf("failed to build manifests/%s: %w", dir, err)
-	}
-	data, err := res.AsYaml()
-	if err != nil {
-		return nil, fmt.Errorf("failed to print manifests/%s: %w", dir, err)
+		return nil, fmt.Errorf("failed to read the embedded manifests/%s: %w", file, err)
 	}
 	var objs []*unstructured.Unstructured
 	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
@@ -108,7 +93,7 @@ func render(src fs.FS, profile, image string) ([]*unstructured.Unstructured, err
 			if err == io.EOF {
 				break
 			}
-			return nil, fmt.Errorf("failed to parse the built manifests/%s: %w", dir, err)
+			return nil, fmt.Errorf("failed to parse manifests/%s: %w", file, err)
 		}
 		if len(obj.Object) == 0 {
 			continue
@@ -121,29 +106,6 @@ func render(src fs.FS, profile, image string) ([]*unstructured.Unstructured, err
 		objs = append(objs, obj)
 	}
 	return objs, nil
-}
-
-// copyToMemory copies an embedded tree into kustomize's in-memory file system,
-// rooted at "/".
-func copyToMemory(src fs.FS) (filesys.FileSystem, error) {
-	mem := filesys.MakeFsInMemory()
-	err := fs.WalkDir(src, ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			return mem.MkdirAll(path.Join("/", p))
-		}
-		data, err := fs.ReadFile(src, p)
-		if err != nil {
-			return err
-		}
-		return mem.WriteFile(path.Join("/", p), data)
-	})
-	if err != nil {
-		return nil, fmt.Errorf("failed to read the embedded manifests: %w", err)
-	}
-	return mem, nil
 }
 
 // setImage replaces the image of every container whose image is flotilla-agent

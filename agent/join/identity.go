@@ -12,7 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
 )
 
@@ -93,7 +93,7 @@ func LoadIdentity(ctx context.Context, cfg *rest.Config) (*Identity, error) {
 }
 
 func (m *member) loadIdentity(ctx context.Context) (*Identity, error) {
-	s, err := m.client.CoreV1().Secrets(Namespace).Get(ctx, SecretName, metav1.GetOptions{})
+	s, err := m.client.Secrets(Namespace).Get(ctx, SecretName, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return nil, ErrNotJoined
 	}
@@ -138,7 +138,9 @@ func (id *Identity) secret() *corev1.Secret {
 
 // member is the member cluster's API server.
 type member struct {
-	client kubernetes.Interface
+	// client is the core/v1 client only: the full clientset would link the
+	// clients of every API group into the agent.
+	client corev1client.CoreV1Interface
 	host   string
 }
 
@@ -151,7 +153,7 @@ func newMember(cfg *rest.Config) (*member, error) {
 	if cfg.Timeout == 0 {
 		cfg.Timeout = memberTimeout
 	}
-	c, err := kubernetes.NewForConfig(cfg)
+	c, err := corev1client.NewForConfig(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("the member kubeconfig is unusable (%v): check --kubeconfig", err)
 	}
@@ -174,7 +176,7 @@ func (m *member) error(what string, err error) error {
 
 // ensureNamespace creates the agent's namespace on the member if it is missing.
 func (m *member) ensureNamespace(ctx context.Context) error {
-	_, err := m.client.CoreV1().Namespaces().Get(ctx, Namespace, metav1.GetOptions{})
+	_, err := m.client.Namespaces().Get(ctx, Namespace, metav1.GetOptions{})
 	if err == nil {
 		return nil
 	}
@@ -182,7 +184,7 @@ func (m *member) ensureNamespace(ctx context.Context) error {
 		return m.error("read namespace "+Namespace, err)
 	}
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: Namespace, Labels: map[string]string{"app.kubernetes.io/part-of": "flotilla"}}}
-	if _, err := m.client.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+	if _, err := m.client.Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		return m.error("create namespace "+Namespace, err)
 	}
 	return nil
@@ -190,7 +192,7 @@ func (m *member) ensureNamespace(ctx context.Context) error {
 
 // deleteIdentity deletes the identity Secret; a missing one is not an error.
 func (m *member) deleteIdentity(ctx context.Context) error {
-	err := m.client.CoreV1().Secrets(Namespace).Delete(ctx, SecretName, metav1.DeleteOptions{})
+	err := m.client.Secrets(Namespace).Delete(ctx, SecretName, metav1.DeleteOptions{})
 	if err != nil && !apierrors.IsNotFound(err) {
 		return m.error("delete the identity Secret "+Namespace+"/"+SecretName, err)
 	}

@@ -202,7 +202,7 @@ func Join(ctx context.Context, opts Options) (*Identity, error) {
 		PrivateKey:  pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}),
 		CA:          resp.CA,
 	}
-	if _, err := m.client.CoreV1().Secrets(Namespace).Create(ctx, id.secret(), metav1.CreateOptions{}); err != nil {
+	if _, err := m.client.Secrets(Namespace).Create(ctx, id.secret(), metav1.CreateOptions{}); err != nil {
 		if apierrors.IsAlreadyExists(err) {
 			return nil, fmt.Errorf("the hub accepted %q but another join stored an identity on this cluster at the same time: run `agent leave`, then join again with a new token", opts.Name)
 		}

@@ -82,12 +82,12 @@ func Renew(ctx context.Context, cfg *rest.Config, id *Identity, timeout time.Dur
 		PrivateKey:  pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}),
 		CA:          resp.CA,
 	}
-	s, err := m.client.CoreV1().Secrets(Namespace).Get(ctx, SecretName, metav1.GetOptions{})
+	s, err := m.client.Secrets(Namespace).Get(ctx, SecretName, metav1.GetOptions{})
 	if err != nil {
 		return nil, m.error("read the identity Secret", err)
 	}
 	s.Data = renewed.secret().Data
-	if _, err := m.client.CoreV1().Secrets(Namespace).Update(ctx, s, metav1.UpdateOptions{}); err != nil {
+	if _, err := m.client.Secrets(Namespace).Update(ctx, s, metav1.UpdateOptions{}); err != nil {
 		return nil, m.error("store the renewed identity in Secret "+Namespace+"/"+SecretName, err)
 	}
 	return renewed, nil

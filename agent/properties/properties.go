@@ -10,8 +10,10 @@ import (
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/informers"
-	"k8s.io/client-go/kubernetes"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/discovery"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 
@@ -60,8 +62,11 @@ func (o *Options) setDefaults() {
 // Collector gathers the properties of one member cluster. It is safe for
 // concurrent use.
 type Collector struct {
-	client kubernetes.Interface
-	opts   Options
+	// core and discovery, not the full clientset and informer factory, which
+	// would link the clients and informers of every API group into the agent.
+	core      corev1client.CoreV1Interface
+	discovery discovery.DiscoveryInterface
+	opts      Options
 
 	// nodes and pods keep the member's nodes and running pods, trimmed to what
 	// Summarize reads, from Run on; before, Collect lists them.
@@ -76,15 +81,34 @@ type Collector struct {
 // New returns a Collector for the member cluster that cfg connects to.
 func New(cfg *rest.Config, opts Options) (*Collector, error) {
 	opts.setDefaults()
-	cs, err := kubernetes.NewForConfig(cfg)
+	core, err := corev1client.NewForConfig(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("failed to create a client of the member cluster: %w", err)
 	}
-	c := &Collector{client: cs, opts: opts}
-	c.nodes = informers.NewSharedInformerFactory(cs, 0).Core().V1().Nodes().Informer()
-	c.pods = informers.NewSharedInformerFactoryWithOptions(cs, 0, informers.WithTweakListOptions(func(o *metav1.ListOptions) {
-		o.FieldSelector = runningPods
-	})).Core().V1().Pods().Informer()
+	disc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("failed to create a discovery client of the member cluster: %w", err)
+	}
+	c := &Collector{core: core, discovery: disc, opts: opts}
+	// No resync: the sums are computed from the caches, which watches keep.
+	c.nodes = cache.NewSharedIndexInformer(&cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			return core.Nodes().List(ctx, o)
+		},
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			return core.Nodes().Watch(ctx, o)
+		},
+	}, &corev1.Node{}, 0, cache.Indexers{})
+	c.pods = cache.NewSharedIndexInformer(&cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			o.FieldSelector = runningPods
+			return core.Pods(metav1.NamespaceAll).List(ctx, o)
+		},
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			o.FieldSelector = runningPods
+			return core.Pods(metav1.NamespaceAll).Watch(ctx, o)
+		},
+	}, &corev1.Pod{}, 0, cache.Indexers{})
 	_ = c.nodes.SetTransform(trimNode)
 	_ = c.pods.SetTransform(trimPod)
 	return c, nil
@@ -106,24 +130,12 @@ func trimNode(obj any) (any, error) {
 	}, nil
 }
 
-// trimPod keeps of a pod what Summarize reads: its node, phase and requests.
+// trimPod keeps of a pod what Summarize reads: its podUsage.
 func trimPod(obj any) (any, error) {
-	p, ok := obj.(*corev1.Pod)
-	if !ok {
-		return obj, nil
+	if p, ok := obj.(*corev1.Pod); ok {
+		return usageOf(p), nil
 	}
-	out := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace, ResourceVersion: p.ResourceVersion},
-		Spec:       corev1.PodSpec{NodeName: p.Spec.NodeName, Overhead: p.Spec.Overhead, Resources: p.Spec.Resources},
-		Status:     corev1.PodStatus{Phase: p.Status.Phase},
-	}
-	for _, c := range p.Spec.Containers {
-		out.Spec.Containers = append(out.Spec.Containers, corev1.Container{Resources: corev1.ResourceRequirements{Requests: c.Resources.Requests}})
-	}
-	for _, c := range p.Spec.InitContainers {
-		out.Spec.InitContainers = append(out.Spec.InitContainers, corev1.Container{Resources: corev1.ResourceRequirements{Requests: c.Resources.Requests}, RestartPolicy: c.RestartPolicy})
-	}
-	return out, nil
+	return obj, nil
 }
 
 // Run collects the properties now and then every Interval until ctx is done.
@@ -165,7 +177,7 @@ func (c *Collector) Collect(ctx context.Context) tunnel.ClusterProperties {
 
 	next := c.Latest()
 	next.APIServerHealthy, next.APIServerMessage = c.readyz(ctx)
-	if v, err := c.client.Discovery().ServerVersion(); err != nil {
+	if v, err := c.discovery.ServerVersion(); err != nil {
 		log.V(1).Info("Failed to get the member API server's version", "err", err)
 	} else {
 		next.KubernetesVersion = v.GitVersion
@@ -182,7 +194,7 @@ func (c *Collector) Collect(ctx context.Context) tunnel.ClusterProperties {
 
 // readyz asks the member API server whether it is ready.
 func (c *Collector) readyz(ctx context.Context) (bool, string) {
-	body, err := c.client.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx)
+	body, err := c.discovery.RESTClient().Get().AbsPath("/readyz").DoRaw(ctx)
 	if err != nil {
 		msg := err.Error()
 		if len(body) > 0 {
@@ -196,27 +208,31 @@ func (c *Collector) readyz(ctx context.Context) (bool, string) {
 // collectResources fills in the node count, provider and resource sums.
 func (c *Collector) collectResources(ctx context.Context, p *tunnel.ClusterProperties) error {
 	if c.nodes.HasSynced() && c.pods.HasSynced() {
-		c.summarize(p, fromStore[corev1.Node](c.nodes.GetStore()), fromStore[corev1.Pod](c.pods.GetStore()))
+		c.summarize(p, fromStore[corev1.Node](c.nodes.GetStore()), podsFromStore(c.pods.GetStore()))
 		return nil
 	}
 	// Before Run: ResourceVersion "0" is served from the API server's cache.
-	nodes, err := c.client.CoreV1().Nodes().List(ctx, metav1.ListOptions{ResourceVersion: "0"})
+	nodes, err := c.core.Nodes().List(ctx, metav1.ListOptions{ResourceVersion: "0"})
 	if err != nil {
 		return fmt.Errorf("failed to list nodes: %w", err)
 	}
-	pods, err := c.client.CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{
+	pods, err := c.core.Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{
 		ResourceVersion: "0",
-		FieldSelector:   "status.phase!=" + string(corev1.PodSucceeded) + ",status.phase!=" + string(corev1.PodFailed),
+		FieldSelector:   runningPods,
 	})
 	if err != nil {
 		return fmt.Errorf("failed to list pods: %w", err)
 	}
-	c.summarize(p, nodes.Items, pods.Items)
+	usage := make([]*podUsage, 0, len(pods.Items))
+	for i := range pods.Items {
+		usage = append(usage, usageOf(&pods.Items[i]))
+	}
+	c.summarize(p, nodes.Items, usage)
 	return nil
 }
 
-func (c *Collector) summarize(p *tunnel.ClusterProperties, nodes []corev1.Node, pods []corev1.Pod) {
-	s := Summarize(nodes, pods)
+func (c *Collector) summarize(p *tunnel.ClusterProperties, nodes []corev1.Node, pods []*podUsage) {
+	s := summarize(nodes, pods)
 	p.NodeCount = s.NodeCount
 	p.Provider = s.Provider
 	p.Capacity = s.Capacity
@@ -231,6 +247,18 @@ func fromStore[T any](store cache.Store) []T {
 	for _, item := range items {
 		if o, ok := item.(*T); ok {
 			out = append(out, *o)
+		}
+	}
+	return out
+}
+
+// podsFromStore returns the pods of the pod informer's store.
+func podsFromStore(store cache.Store) []*podUsage {
+	items := store.List()
+	out := make([]*podUsage, 0, len(items))
+	for _, item := range items {
+		if u, ok := item.(*podUsage); ok {
+			out = append(out, u)
 		}
 	}
 	return out

@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // Summary is what the nodes and pods of a cluster say about it.
@@ -29,6 +30,42 @@ type Summary struct {
 // Summarize sums up nodes and pods. Pods that are not scheduled or have
 // terminated are not counted.
 func Summarize(nodes []corev1.Node, pods []corev1.Pod) Summary {
+	usage := make([]*podUsage, 0, len(pods))
+	for i := range pods {
+		usage = append(usage, usageOf(&pods[i]))
+	}
+	return summarize(nodes, usage)
+}
+
+// podUsage is what Summarize needs of a pod, and all that the Collector's
+// cache keeps of one: about a tenth of a trimmed corev1.Pod.
+type podUsage struct {
+	// ObjectMeta holds only the name, namespace and resourceVersion, which key
+	// the cache.
+	metav1.ObjectMeta
+	// holds is set when the pod is scheduled and has not terminated.
+	holds bool
+	// milliCPU and memory are the pod's requests (PodRequests).
+	milliCPU, memory int64
+}
+
+// usageOf is the podUsage of pod.
+func usageOf(pod *corev1.Pod) *podUsage {
+	u := &podUsage{
+		ObjectMeta: metav1.ObjectMeta{Name: pod.Name, Namespace: pod.Namespace, ResourceVersion: pod.ResourceVersion},
+		holds:      pod.Spec.NodeName != "" && pod.Status.Phase != corev1.PodSucceeded && pod.Status.Phase != corev1.PodFailed,
+	}
+	req := PodRequests(pod)
+	if q, ok := req[corev1.ResourceCPU]; ok {
+		u.milliCPU = q.MilliValue()
+	}
+	if q, ok := req[corev1.ResourceMemory]; ok {
+		u.memory = q.Value()
+	}
+	return u
+}
+
+func summarize(nodes []corev1.Node, pods []*podUsage) Summary {
 	capacity := corev1.ResourceList{}
 	allocatable := corev1.ResourceList{}
 	providers := map[string]int{}
@@ -40,15 +77,22 @@ func Summarize(nodes []corev1.Node, pods []corev1.Pod) Summary {
 		}
 	}
 
-	requested := corev1.ResourceList{}
-	scheduled := int64(0)
-	for i := range pods {
-		pod := &pods[i]
-		if pod.Spec.NodeName == "" || pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed {
+	var milliCPU, memory, scheduled int64
+	for _, pod := range pods {
+		if !pod.holds {
 			continue
 		}
 		scheduled++
-		addTo(requested, PodRequests(pod))
+		milliCPU += pod.milliCPU
+		memory += pod.memory
+	}
+	// A resource no pod requests is not subtracted (allocatable keeps its format).
+	requested := corev1.ResourceList{}
+	if milliCPU != 0 {
+		requested[corev1.ResourceCPU] = *resource.NewMilliQuantity(milliCPU, resource.DecimalSI)
+	}
+	if memory != 0 {
+		requested[corev1.ResourceMemory] = *resource.NewQuantity(memory, resource.BinarySI)
 	}
 	requested[corev1.ResourcePods] = *resource.NewQuantity(scheduled, resource.DecimalSI)
 

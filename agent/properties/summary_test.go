@@ -6,6 +6,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/cache"
 )
 
 func node(providerID, cpu, memory string) corev1.Node {
@@ -171,5 +173,44 @@ func TestProviderOf(t *testing.T) {
 		if got := providerOf(id); got != want {
 			t.Errorf("providerOf(%q) = %q, want %q", id, got, want)
 		}
+	}
+}
+
+// The pod cache keeps podUsage, which the informer's store must still key by
+// namespace and name, and which sums to what Summarize sums from the pod.
+func TestTrimPodKeepsAKeyableUsage(t *testing.T) {
+	always := corev1.ContainerRestartPolicyAlways
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "p", ResourceVersion: "7", Labels: map[string]string{"a": "b"}},
+		Spec: corev1.PodSpec{
+			NodeName: "n1",
+			Containers: []corev1.Container{
+				{Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("250m"), corev1.ResourceMemory: resource.MustParse("64Mi")}}},
+				{Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("0.5")}}},
+			},
+			InitContainers: []corev1.Container{
+				{RestartPolicy: &always, Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("1Gi")}}},
+			},
+		},
+		Status: corev1.PodStatus{Phase: corev1.PodRunning},
+	}
+	obj, err := trimPod(pod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, ok := obj.(*podUsage)
+	if !ok {
+		t.Fatalf("trimPod returned %T, want *podUsage", obj)
+	}
+	if key, err := cache.MetaNamespaceKeyFunc(u); err != nil || key != "ns/p" {
+		t.Errorf("key = %q, %v; want ns/p", key, err)
+	}
+	want := &podUsage{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "p", ResourceVersion: "7"}, holds: true, milliCPU: 750, memory: (64 << 20) + (1 << 30)}
+	if diff := cmp.Diff(want, u, cmp.AllowUnexported(podUsage{})); diff != "" {
+		t.Errorf("usage (-want +got):\n%s", diff)
+	}
+	pod.Status.Phase = corev1.PodSucceeded
+	if usageOf(pod).holds {
+		t.Errorf("a Succeeded pod holds resources")
 	}
 }

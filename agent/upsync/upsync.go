@@ -35,10 +35,10 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/flotilla-io/flotilla/agent/apply"
+	"github.com/flotilla-io/flotilla/agent/informer"
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
 	"github.com/flotilla-io/flotilla/pkg/tunnel"
 )
@@ -134,14 +134,7 @@ func (s *Syncer) watch(workName string, w *workWatch, sel placementv1beta1.Upsyn
 		selector = ls.String()
 	}
 	for _, ns := range namespaces {
-		inf := dynamicinformer.NewFilteredDynamicInformer(s.dynamic, mapping.Resource, ns, 0, cache.Indexers{},
-			func(o *metav1.ListOptions) { o.LabelSelector = selector }).Informer()
-		_ = inf.SetTransform(func(obj any) (any, error) {
-			if u, ok := obj.(*unstructured.Unstructured); ok {
-				u.SetManagedFields(nil)
-			}
-			return obj, nil
-		})
+		inf := informer.Dynamic(s.dynamic, mapping.Resource, ns, selector)
 		_, _ = inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
 			AddFunc:    func(obj any) { s.upsert(workName, obj) },
 			UpdateFunc: func(_, obj any) { s.upsert(workName, obj) },

@@ -1,0 +1,36 @@
+package app
+
+import (
+	"fmt"
+	"runtime/debug"
+)
+
+// Go runtime defaults of `agent run`, set at start unless the environment sets
+// them ($GOMEMLIMIT, $GOGC; "off" is honoured as the Go runtime defines it).
+// See README "Agent footprint" for what they buy.
+const (
+	// DefaultMemoryLimit is the Go runtime's soft memory limit: the runtime
+	// collects garbage, and returns freed memory to the system, more eagerly
+	// as its memory nears it. It is not a cap: an agent that needs more (a
+	// very large member, many Works) uses more, at the cost of more frequent
+	// garbage collection.
+	DefaultMemoryLimit = 24 << 20 // 24 MiB
+	// DefaultGCPercent is GOGC: the heap may grow by this percentage of the
+	// live heap before a collection.
+	DefaultGCPercent = 50
+)
+
+// runtimeDefaults sets DefaultMemoryLimit and DefaultGCPercent where the
+// environment, read through lookup, sets none, and describes what it set.
+func runtimeDefaults(lookup func(string) (string, bool)) []string {
+	var set []string
+	if _, ok := lookup("GOMEMLIMIT"); !ok {
+		debug.SetMemoryLimit(DefaultMemoryLimit)
+		set = append(set, fmt.Sprintf("GOMEMLIMIT=%dMiB", DefaultMemoryLimit>>20))
+	}
+	if _, ok := lookup("GOGC"); !ok {
+		debug.SetGCPercent(DefaultGCPercent)
+		set = append(set, fmt.Sprintf("GOGC=%d", DefaultGCPercent))
+	}
+	return set
+}

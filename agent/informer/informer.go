@@ -1,0 +1,46 @@
+// Package informer makes the agent's informers on objects of any kind.
+//
+// It builds them from the dynamic client and client-go's cache directly rather
+// than with dynamicinformer, which imports client-go's informer factory and,
+// through it, the typed clients and informers of every API group: code the
+// agent would carry, and partly page in, without using it.
+package informer
+
+import (
+	"context"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/tools/cache"
+)
+
+// Dynamic returns an informer, not started, on the objects of resource gvr in
+// namespace ("" for all namespaces, or a cluster-scoped resource) that match
+// labelSelector ("" for all). It never resyncs, and it drops managed fields,
+// which are large and never read from the cache.
+func Dynamic(client dynamic.Interface, gvr schema.GroupVersionResource, namespace, labelSelector string) cache.SharedIndexInformer {
+	res := client.Resource(gvr).Namespace(namespace)
+	inf := cache.NewSharedIndexInformer(&cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			o.LabelSelector = labelSelector
+			return res.List(ctx, o)
+		},
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			o.LabelSelector = labelSelector
+			return res.Watch(ctx, o)
+		},
+	}, &unstructured.Unstructured{}, 0, cache.Indexers{})
+	_ = inf.SetTransform(dropManagedFields)
+	return inf
+}
+
+func dropManagedFields(obj any) (any, error) {
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		u.SetManagedFields(nil)
+	}
+	return obj, nil
+}
