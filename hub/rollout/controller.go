@@ -31,6 +31,7 @@ import (
 	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
 	"github.com/flotilla-io/flotilla/hub/enqueue"
+	"github.com/flotilla-io/flotilla/hub/overrides"
 	"github.com/flotilla-io/flotilla/hub/pipeline"
 	"github.com/flotilla-io/flotilla/hub/schedulinggroup"
 	"github.com/flotilla-io/flotilla/pkg/conditions"
@@ -57,7 +58,7 @@ type scope struct {
 	bindings []placementv1beta1.ClusterResourceBinding
 	// overrides are the override snapshots each binding should apply, by name
 	// (set by loadOverrides).
-	overrides map[string]overrideRefs
+	overrides map[string]overrides.BindingRefs
 	// steps are the decisions for each binding, by name (set by plan).
 	steps map[string]Step
 	// ready is whether each binding is ready, by name (set by plan).
@@ -208,15 +209,9 @@ func (r *Reconciler) move(ctx context.Context, s *scope) error {
 // strategy. Binding a Scheduled binding changes its state, which the scheduler
 // writes too, so that patch applies only while the binding is still Scheduled.
 func (r *Reconciler) moveToLatest(ctx context.Context, crp *placementv1beta1.ClusterResourcePlacement, b *placementv1beta1.ClusterResourceBinding,
-	latest *placementv1beta1.ClusterResourceSnapshot, ov overrideRefs, bind bool) error {
-	set := map[string]any{"resourceSnapshotName": latest.Name, "applyStrategy": nil,
-		"clusterResourceOverrideSnapshots": nil, "resourceOverrideSnapshots": nil}
-	if len(ov.cluster) > 0 {
-		set["clusterResourceOverrideSnapshots"] = ov.cluster
-	}
-	if len(ov.namespaced) > 0 {
-		set["resourceOverrideSnapshots"] = ov.namespaced
-	}
+	latest *placementv1beta1.ClusterResourceSnapshot, ov overrides.BindingRefs, bind bool) error {
+	set := map[string]any{"resourceSnapshotName": latest.Name, "applyStrategy": nil}
+	ov.Set(set)
 	if s := crp.Spec.Strategy.ApplyStrategy; s != nil {
 		set["applyStrategy"] = s
 	}
@@ -251,9 +246,9 @@ func (r *Reconciler) setRolloutStarted(ctx context.Context, b *placementv1beta1.
 
 // isCurrent reports whether b is Bound to the latest snapshot with the
 // placement's apply strategy and the latest applicable override snapshots.
-func isCurrent(crp *placementv1beta1.ClusterResourcePlacement, b *placementv1beta1.ClusterResourceBinding, latest *placementv1beta1.ClusterResourceSnapshot, ov overrideRefs) bool {
+func isCurrent(crp *placementv1beta1.ClusterResourcePlacement, b *placementv1beta1.ClusterResourceBinding, latest *placementv1beta1.ClusterResourceSnapshot, ov overrides.BindingRefs) bool {
 	return b.Spec.State == placementv1beta1.BindingStateBound && b.Spec.ResourceSnapshotName == latest.Name &&
-		equality.Semantic.DeepEqual(b.Spec.ApplyStrategy, crp.Spec.Strategy.ApplyStrategy) && ov.matches(&b.Spec)
+		equality.Semantic.DeepEqual(b.Spec.ApplyStrategy, crp.Spec.Strategy.ApplyStrategy) && ov.Matches(&b.Spec)
 }
 
 // targetCount is how many clusters a group of the placement should be on.
