@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
@@ -17,7 +18,8 @@ import (
 )
 
 // A ResourceQuota inside an envelope ConfigMap reaches every member, without
-// the envelope, and never exists on the hub; a key that does not hold a
+// the envelope, and never exists on the hub; so does a ResourceEnvelope's
+// ServiceAccount; a key that does not hold a
 // manifest is reported per cluster, naming the envelope and the key.
 func TestEnvelopeCarriesAQuotaToMembersOnly(t *testing.T) {
 	ctx := context.Background()
@@ -30,12 +32,15 @@ func TestEnvelopeCarriesAQuotaToMembersOnly(t *testing.T) {
 			"\nspec:\n  hard:\n    pods: \"5\"\n"},
 	}
 	createOnHub(t, hub, envelope)
+	createOnHub(t, hub, &placementv1beta1.ResourceEnvelope{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "robot-envelope"},
+		Data: map[string]placementv1beta1.ResourceContent{"sa": {RawExtension: runtime.RawExtension{Raw: []byte(`{"apiVersion":"v1","kind":"ServiceAccount","metadata":{"name":"robot"}}`)}}}})
 	placeNamespace(t, hub, "e2e-envelope", ns, &placementv1beta1.PlacementPolicy{PlacementType: placementv1beta1.PickAll})
 	framework.Eventually(t, 3*time.Minute, framework.PlacementConditionsTrue(ctx, hub, "e2e-envelope", allMembers...))
 	quota := types.NamespacedName{Namespace: ns, Name: "pods"}
 	for _, m := range allMembers {
 		framework.Eventually(t, time.Minute, onMember(t, m, &corev1.ResourceQuota{}, quota, true))
 		framework.Eventually(t, time.Minute, onMember(t, m, &corev1.ConfigMap{}, types.NamespacedName{Namespace: ns, Name: "quota-envelope"}, false))
+		framework.Eventually(t, time.Minute, onMember(t, m, &corev1.ServiceAccount{}, types.NamespacedName{Namespace: ns, Name: "robot"}, true))
 	}
 	if err := hub.Get(ctx, quota, &corev1.ResourceQuota{}); !apierrors.IsNotFound(err) {
 		t.Fatalf("the quota exists on the hub (err %v)", err)
@@ -58,13 +63,14 @@ func TestEnvelopeCarriesAQuotaToMembersOnly(t *testing.T) {
 		want := `envelope ConfigMap ` + ns + `/quota-envelope key "broken.yaml"`
 		var seen []string
 		for _, pcs := range crp.Status.PlacementStatuses {
-			c := meta(pcs.Conditions, placementv1beta1.ConditionWorkSynchronized)
+			// Overridden is the first stage that fails (WorkSynchronized waits on it).
+			c := meta(pcs.Conditions, placementv1beta1.ConditionOverridden)
 			if c != nil && c.Status == metav1.ConditionFalse && c.Reason == placementv1beta1.ReasonEnvelopeInvalid && strings.Contains(c.Message, want) {
 				return nil
 			}
 			seen = append(seen, fmt.Sprintf("%s: %+v", pcs.ClusterName, c))
 		}
-		return fmt.Errorf("no cluster reports WorkSynchronized=False %s naming %s: %v", placementv1beta1.ReasonEnvelopeInvalid, want, seen)
+		return fmt.Errorf("no cluster reports Overridden=False %s naming %s: %v", placementv1beta1.ReasonEnvelopeInvalid, want, seen)
 	})
 	for _, m := range allMembers {
 		framework.Eventually(t, time.Minute, onMember(t, m, &corev1.ResourceQuota{}, quota, true))

@@ -12,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -72,8 +73,8 @@ func bindingCondition(ctx context.Context, c client.Client, placement, cluster, 
 }
 
 // A ResourceOverride adds the member's name on env=dev members and deletes the
-// object on zone=eu ones; an envelope's ResourceQuota reaches the members in
-// place of the envelope; a patch that cannot apply leaves the Work as it was and
+// object on zone=eu ones; an envelope ConfigMap's ResourceQuota and a
+// ResourceEnvelope's ServiceAccount reach the members in place of the envelopes; a patch that cannot apply leaves the Work as it was and
 // says which override, rule and path failed.
 func TestOverridesAndEnvelopesReachTheWork(t *testing.T) {
 	ctx := context.Background()
@@ -87,6 +88,9 @@ func TestOverridesAndEnvelopesReachTheWork(t *testing.T) {
 		ObjectMeta: metav1.ObjectMeta{Namespace: "ov", Name: "quota-envelope", Annotations: map[string]string{placementv1beta1.AnnotationEnvelopeConfigMap: "true"}},
 		Data:       map[string]string{"quota.yaml": "apiVersion: v1\nkind: ResourceQuota\nmetadata:\n  name: pods\n  namespace: ov\nspec:\n  hard:\n    pods: \"5\"\n"},
 	})
+	envelope := &placementv1beta1.ResourceEnvelope{ObjectMeta: metav1.ObjectMeta{Namespace: "ov", Name: "robot-envelope"},
+		Data: map[string]placementv1beta1.ResourceContent{"sa": {RawExtension: runtime.RawExtension{Raw: []byte(`{"apiVersion":"v1","kind":"ServiceAccount","metadata":{"name":"robot"}}`)}}}}
+	testenv.Create(t, c, envelope)
 	sel := func(l map[string]string) *placementv1beta1.ClusterSelector {
 		return &placementv1beta1.ClusterSelector{ClusterSelectorTerms: []placementv1beta1.ClusterSelectorTerm{{LabelSelector: &metav1.LabelSelector{MatchLabels: l}}}}
 	}
@@ -113,7 +117,7 @@ func TestOverridesAndEnvelopesReachTheWork(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		if want := "ConfigMap/settings Namespace/ov ResourceQuota/pods"; strings.Join(names, " ") != want {
+		if want := "ConfigMap/settings Namespace/ov ResourceQuota/pods ServiceAccount/robot"; strings.Join(names, " ") != want {
 			return fmt.Errorf("ov-dev's Work holds %v, want %s", names, want)
 		}
 		if got := data["settings"]["member"]; got != "ov-dev" {
@@ -133,7 +137,7 @@ func TestOverridesAndEnvelopesReachTheWork(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		if want := "Namespace/ov ResourceQuota/pods"; strings.Join(names, " ") != want {
+		if want := "Namespace/ov ResourceQuota/pods ServiceAccount/robot"; strings.Join(names, " ") != want {
 			return fmt.Errorf("ov-eu's Work holds %v, want %s", names, want)
 		}
 		return reportAvailable(ctx, c, work)

@@ -39,6 +39,24 @@ func TestUnwrap(t *testing.T) {
 			wantKinds: []string{"Namespace", "ClusterRole", "ResourceQuota"},
 		},
 		{
+			name: "a ClusterResourceEnvelope carries objects",
+			manifests: [][]byte{[]byte(`{"apiVersion":"placement.flotilla.io/v1beta1","kind":"ClusterResourceEnvelope","metadata":{"name":"e"},
+				"data":{"webhook":{"apiVersion":"admissionregistration.k8s.io/v1","kind":"ValidatingWebhookConfiguration","metadata":{"name":"w"}}}}`)},
+			wantKinds: []string{"ValidatingWebhookConfiguration"},
+		},
+		{
+			name: "a ResourceEnvelope puts its objects in its namespace",
+			manifests: [][]byte{[]byte(`{"apiVersion":"placement.flotilla.io/v1beta1","kind":"ResourceEnvelope","metadata":{"name":"e","namespace":"app"},
+				"data":{"quota":{"apiVersion":"v1","kind":"ResourceQuota","metadata":{"name":"q"}}}}`)},
+			wantKinds: []string{"ResourceQuota"},
+		},
+		{
+			name: "a ResourceEnvelope refuses an object of another namespace",
+			manifests: [][]byte{[]byte(`{"apiVersion":"placement.flotilla.io/v1beta1","kind":"ResourceEnvelope","metadata":{"name":"e","namespace":"app"},
+				"data":{"quota":{"apiVersion":"v1","kind":"ResourceQuota","metadata":{"name":"q","namespace":"other"}}}}`)},
+			wantErr: `ResourceEnvelope app/e key "quota": ResourceQuota is in namespace other`,
+		},
+		{
 			name:      "a value that is not YAML names the envelope and the key",
 			manifests: [][]byte{configMap(true, map[string]string{"bad": "kind: [unclosed"})},
 			wantErr:   `envelope ConfigMap app/env key "bad": not a YAML or JSON manifest`,

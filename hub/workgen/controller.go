@@ -92,10 +92,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (ctrl
 	switch {
 	case errors.As(err, &content):
 		// Nothing new goes to the cluster: the Work keeps its previous spec.
-		if content.override {
-			conditions.Set(&own, placementv1beta1.ConditionOverridden, metav1.ConditionFalse,
-				placementv1beta1.ReasonOverrideFailed, content.Error(), b.Generation)
-		}
+		conditions.Set(&own, placementv1beta1.ConditionOverridden, metav1.ConditionFalse,
+			content.overriddenReason, content.Error(), b.Generation)
 		conditions.Set(&own, placementv1beta1.ConditionWorkSynchronized, metav1.ConditionFalse, content.reason,
 			fmt.Sprintf("nothing new is sent to member %s: %v", b.Spec.TargetCluster, content), b.Generation)
 		keepPlacementLists(&want, b)

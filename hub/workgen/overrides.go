@@ -20,11 +20,12 @@ import (
 // previous spec, and only a change of the inputs (which wakes the generator)
 // can fix it, so it is reported, not retried.
 type contentError struct {
+	// overriddenReason is the reason of Overridden=False: the overrides could not
+	// be applied (to the objects inside an envelope, too).
+	overriddenReason string
 	// reason is the WorkSynchronized reason.
 	reason string
-	// override is true for an override failure (Overridden=False).
-	override bool
-	err      error
+	err    error
 }
 
 func (e *contentError) Error() string { return e.err.Error() }
@@ -46,7 +47,7 @@ func (r *Reconciler) render(ctx context.Context, b *placementv1beta1.ClusterReso
 	}
 	raws, err := envelope.Unwrap(raws)
 	if err != nil {
-		return nil, &contentError{reason: placementv1beta1.ReasonEnvelopeInvalid, err: err}
+		return nil, &contentError{overriddenReason: placementv1beta1.ReasonEnvelopeInvalid, reason: placementv1beta1.ReasonEnvelopeInvalid, err: err}
 	}
 	ovs, err := overrides.Named(ctx, r.Client, &b.Spec)
 	if err != nil {
@@ -68,7 +69,7 @@ func (r *Reconciler) render(ctx context.Context, b *placementv1beta1.ClusterReso
 			if err != nil {
 				var oe *overrides.Error
 				if errors.As(err, &oe) {
-					return nil, &contentError{reason: placementv1beta1.ReasonOverrideFailedNotSynchronized, override: true, err: err}
+					return nil, &contentError{overriddenReason: placementv1beta1.ReasonOverrideFailed, reason: placementv1beta1.ReasonOverrideFailedNotSynchronized, err: err}
 				}
 				return nil, err
 			}

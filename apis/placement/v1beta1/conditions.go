@@ -118,7 +118,8 @@ const (
 	ReasonWorkNotSynchronized = "WorkNotSynchronized"
 	// ReasonWorkSyncPending (Unknown): the rollout has not reached the cluster yet.
 	ReasonWorkSyncPending = "WorkSyncPending"
-	// ReasonEnvelopeInvalid (False): a manifest in an envelope cannot be read; the
+	// ReasonEnvelopeInvalid (False, of Overridden and WorkSynchronized): a manifest
+	// in an envelope cannot be read, so neither can overrides apply inside it; the
 	// message names the envelope and the key. The Works keep what they held.
 	ReasonEnvelopeInvalid = "EnvelopeInvalid"
 	// ReasonOverrideFailedNotSynchronized (False): an override could not be applied
