@@ -10,6 +10,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -177,6 +178,19 @@ func TestOverridesAndEnvelopesReachTheWork(t *testing.T) {
 			return fmt.Errorf("Overridden on ov-dev: %+v, want False %s %q", cond, placementv1beta1.ReasonOverrideFailed, want)
 		}
 		return nil
+	})
+	testenv.Eventually(t, 30*time.Second, func() error {
+		list := &eventsv1.EventList{}
+		if err := c.List(ctx, list); err != nil {
+			return err
+		}
+		for _, e := range list.Items {
+			if e.Regarding.Kind == "ClusterResourcePlacement" && e.Regarding.Name == "ov" && e.Reason == placementv1beta1.ReasonOverrideFailed &&
+				strings.Contains(e.Note, "path /data/missing") {
+				return nil
+			}
+		}
+		return fmt.Errorf("no Warning event %s on the placement", placementv1beta1.ReasonOverrideFailed)
 	})
 	_, data, _, err := workManifests(ctx, c, "ov-dev", "ov")
 	if err != nil {

@@ -119,7 +119,8 @@ func setupHub(_ context.Context, mgr ctrl.Manager, opts *Options) error {
 		&membership.Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("membership"), NewMemberGrace: opts.NewMemberGrace},
 		&location.Reconciler{Client: mgr.GetClient()},
 		&rollout.Reconciler{Client: mgr.GetClient(), Workers: opts.Workers.Rollout},
-		&workgen.Reconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Workers: opts.Workers.WorkGenerator},
+		&workgen.Reconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Workers: opts.Workers.WorkGenerator,
+			Recorder: mgr.GetEventRecorder("workgen")},
 		&workcleanup.Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("workcleanup"), Timeout: opts.WorkCleanupTimeout},
 		&eviction.Reconciler{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder("eviction")},
 		// Staged update runs roll out placements with strategy type External.

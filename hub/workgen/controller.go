@@ -10,11 +10,13 @@ import (
 	"fmt"
 
 	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -40,6 +42,9 @@ type Reconciler struct {
 	Scheme *runtime.Scheme
 	// Workers is how many bindings are handled at once. Default: 1.
 	Workers int
+	// Recorder reports, as Warning Events on the placement, an override or an
+	// envelope that stops resources from reaching a cluster. Optional.
+	Recorder events.EventRecorder
 }
 
 // ownedConditions are the binding conditions the work generator writes.
@@ -92,6 +97,14 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (ctrl
 	switch {
 	case errors.As(err, &content):
 		// Nothing new goes to the cluster: the Work keeps its previous spec.
+		if prev := conditions.Get(b.Status.Conditions, placementv1beta1.ConditionOverridden); r.Recorder != nil &&
+			(prev == nil || prev.Status != metav1.ConditionFalse || prev.Message != content.Error()) {
+			crp := &placementv1beta1.ClusterResourcePlacement{}
+			if err := r.Client.Get(ctx, types.NamespacedName{Name: b.Labels[placementv1beta1.LabelPlacementName]}, crp); err == nil {
+				r.Recorder.Eventf(crp, nil, corev1.EventTypeWarning, content.overriddenReason, "Override",
+					"nothing new is sent to member %s: %v", b.Spec.TargetCluster, content)
+			}
+		}
 		conditions.Set(&own, placementv1beta1.ConditionOverridden, metav1.ConditionFalse,
 			content.overriddenReason, content.Error(), b.Generation)
 		conditions.Set(&own, placementv1beta1.ConditionWorkSynchronized, metav1.ConditionFalse, content.reason,
