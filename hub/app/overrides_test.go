@@ -81,7 +81,7 @@ func TestOverridesAndEnvelopesReachTheWork(t *testing.T) {
 	ctx := context.Background()
 	c := env.Client
 	testenv.ReadyMember(t, c, "ov-dev", map[string]string{"env": "dev"})
-	testenv.ReadyMember(t, c, "ov-eu", map[string]string{"env": "prod", "zone": "eu"})
+	testenv.ReadyMember(t, c, "ov-eu", map[string]string{"env": "staging", "zone": "eu"})
 	startHub(t)
 	testenv.Create(t, c, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "ov"}})
 	testenv.Create(t, c, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ov", Name: "settings"}, Data: map[string]string{"k": "v"}})
@@ -110,7 +110,11 @@ func TestOverridesAndEnvelopesReachTheWork(t *testing.T) {
 	testenv.Create(t, c, ro)
 	testenv.Create(t, c, &placementv1beta1.ClusterResourcePlacement{
 		ObjectMeta: metav1.ObjectMeta{Name: "ov"},
-		Spec:       placementv1beta1.PlacementSpec{ResourceSelectors: []placementv1beta1.ResourceSelector{{Version: "v1", Kind: "Namespace", Name: "ov"}}},
+		Spec: placementv1beta1.PlacementSpec{
+			ResourceSelectors: []placementv1beta1.ResourceSelector{{Version: "v1", Kind: "Namespace", Name: "ov"}},
+			// Members of the other tests share the API server.
+			Policy: &placementv1beta1.PlacementPolicy{PlacementType: placementv1beta1.PickFixed, ClusterNames: []string{"ov-dev", "ov-eu"}},
+		},
 	})
 
 	testenv.Eventually(t, 30*time.Second, func() error {
