@@ -12,6 +12,10 @@
 // other ${MEMBER-CLUSTER-...} name, a label the cluster lacks or a property it does
 // not report is an error that names it, never a literal in the member's object.
 //
+// Planner decides which override snapshots each binding applies (the rollout and
+// staged update runs write them on the binding with the resource snapshot);
+// the work generator reads them back with Named and applies them with Apply.
+//
 // SnapshotReconciler turns every change of an override into a new immutable,
 // indexed snapshot, so that bindings name what they apply and an override change
 // rolls out like a resource change.
