@@ -23,6 +23,7 @@ import (
 	"github.com/flotilla-io/flotilla/hub/join"
 	"github.com/flotilla-io/flotilla/hub/location"
 	"github.com/flotilla-io/flotilla/hub/membership"
+	"github.com/flotilla-io/flotilla/hub/overrides"
 	"github.com/flotilla-io/flotilla/hub/placement"
 	"github.com/flotilla-io/flotilla/hub/replica"
 	"github.com/flotilla-io/flotilla/hub/reportback"
@@ -118,7 +119,8 @@ func setupHub(_ context.Context, mgr ctrl.Manager, opts *Options) error {
 		&membership.Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("membership"), NewMemberGrace: opts.NewMemberGrace},
 		&location.Reconciler{Client: mgr.GetClient()},
 		&rollout.Reconciler{Client: mgr.GetClient(), Workers: opts.Workers.Rollout},
-		&workgen.Reconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Workers: opts.Workers.WorkGenerator},
+		&workgen.Reconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Workers: opts.Workers.WorkGenerator,
+			Recorder: mgr.GetEventRecorder("workgen")},
 		&workcleanup.Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("workcleanup"), Timeout: opts.WorkCleanupTimeout},
 		&eviction.Reconciler{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder("eviction")},
 		// Staged update runs roll out placements with strategy type External.
@@ -126,6 +128,9 @@ func setupHub(_ context.Context, mgr ctrl.Manager, opts *Options) error {
 			Workers: opts.Workers.UpdateRun},
 		&updaterun.ExternalReconciler{Client: mgr.GetClient()},
 		&upsync.Reconciler{Client: mgr.GetClient(), Handler: upsyncHandler},
+		// Override snapshots: every change of an override rolls out like a resource change.
+		&overrides.SnapshotReconciler{Client: mgr.GetClient(), Cluster: true},
+		&overrides.SnapshotReconciler{Client: mgr.GetClient()},
 		&reportback.Reconciler{Client: mgr.GetClient(), Dynamic: dyn, Mapper: mgr.GetRESTMapper()},
 	}
 	for _, c := range controllers {

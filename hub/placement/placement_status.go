@@ -179,6 +179,10 @@ func perClusterStatus(b *placementv1beta1.ClusterResourceBinding, latestSnapshot
 		ObservedResourceIndex: indexOf[b.Spec.ResourceSnapshotName],
 		FailedPlacements:      b.Status.FailedPlacements,
 		DiffedPlacements:      b.Status.DiffedPlacements,
+		// The override snapshots the rollout gave the cluster (see Overridden for
+		// whether they applied).
+		ApplicableClusterResourceOverrides: b.Spec.ClusterResourceOverrideSnapshots,
+		ApplicableResourceOverrides:        b.Spec.ResourceOverrideSnapshots,
 	}
 	if c := conditions.Get(b.Status.Conditions, placementv1beta1.ConditionScheduled); c != nil {
 		conditions.Set(&pcs.Conditions, placementv1beta1.ConditionScheduled, c.Status, c.Reason, c.Message, gen)

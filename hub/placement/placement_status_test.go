@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
@@ -335,5 +336,23 @@ func TestComputeStatus(t *testing.T) {
 				t.Errorf("%d per-cluster statuses, want %d", got, tc.wantSlots)
 			}
 		})
+	}
+}
+
+// Each cluster's status lists the override snapshots its binding applies.
+func TestPerClusterStatusListsTheOverrides(t *testing.T) {
+	b := bindingWith("member-1", "s-1", len(stages), "")
+	b.Spec.ClusterResourceOverrideSnapshots = []string{"cro-0"}
+	b.Spec.ResourceOverrideSnapshots = []placementv1beta1.NamespacedName{{Namespace: "app", Name: "ro-2"}}
+	got := perClusterStatus(&b, "s-1", map[string]string{"s-1": "1"}, false, 1)
+	if diff := cmp.Diff([]string{"cro-0"}, got.ApplicableClusterResourceOverrides); diff != "" {
+		t.Errorf("applicableClusterResourceOverrides (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]placementv1beta1.NamespacedName{{Namespace: "app", Name: "ro-2"}}, got.ApplicableResourceOverrides); diff != "" {
+		t.Errorf("applicableResourceOverrides (-want +got):\n%s", diff)
+	}
+	none := perClusterStatus(new(bindingWith("member-2", "s-1", len(stages), "")), "s-1", nil, false, 1)
+	if none.ApplicableClusterResourceOverrides != nil || none.ApplicableResourceOverrides != nil {
+		t.Errorf("a binding without overrides lists %v %v", none.ApplicableClusterResourceOverrides, none.ApplicableResourceOverrides)
 	}
 }

@@ -26,6 +26,13 @@ var skippedGroups = map[string]bool{
 	"placement.flotilla.io": true,
 }
 
+// envelopeResources are the kinds of placement.flotilla.io that are selectable:
+// envelopes exist to be placed (members receive what is inside them).
+var envelopeResources = map[schema.GroupResource]bool{
+	{Group: placementv1beta1.GroupVersion.Group, Resource: "clusterresourceenvelopes"}: true,
+	{Group: placementv1beta1.GroupVersion.Group, Resource: "resourceenvelopes"}:        true,
+}
+
 // skippedResources are kinds (by group/resource) that belong to one cluster only
 // or are created by controllers from kinds that are copied.
 var skippedResources = map[schema.GroupResource]bool{

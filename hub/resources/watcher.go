@@ -134,11 +134,14 @@ func (w *Watcher) discover() error {
 	added := 0
 	for _, list := range lists {
 		gv, err := schema.ParseGroupVersion(list.GroupVersion)
-		if err != nil || skippedGroups[gv.Group] {
+		if err != nil {
 			continue
 		}
 		for _, r := range list.APIResources {
 			if strings.Contains(r.Name, "/") || !hasVerbs(r, "list", "watch") {
+				continue
+			}
+			if skippedGroups[gv.Group] && !envelopeResources[schema.GroupResource{Group: gv.Group, Resource: r.Name}] {
 				continue
 			}
 			if skippedResources[schema.GroupResource{Group: gv.Group, Resource: r.Name}] {

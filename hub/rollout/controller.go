@@ -17,17 +17,21 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
 	"github.com/flotilla-io/flotilla/hub/enqueue"
+	"github.com/flotilla-io/flotilla/hub/overrides"
 	"github.com/flotilla-io/flotilla/hub/pipeline"
 	"github.com/flotilla-io/flotilla/hub/schedulinggroup"
 	"github.com/flotilla-io/flotilla/pkg/conditions"
@@ -52,6 +56,9 @@ type scope struct {
 	latest *placementv1beta1.ClusterResourceSnapshot
 	// bindings are the placement's bindings not being deleted (set by loadBindings).
 	bindings []placementv1beta1.ClusterResourceBinding
+	// overrides are the override snapshots each binding should apply, by name
+	// (set by loadOverrides).
+	overrides map[string]overrides.BindingRefs
 	// steps are the decisions for each binding, by name (set by plan).
 	steps map[string]Step
 	// ready is whether each binding is ready, by name (set by plan).
@@ -80,6 +87,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (ctrl
 	}{
 		{"load the latest resource snapshot", r.loadLatest},
 		{"load the bindings", r.loadBindings},
+		{"load the overrides", r.loadOverrides},
 		{"select the wave", r.plan},
 		{"move the bindings", r.move},
 	} {
@@ -146,7 +154,7 @@ func (r *Reconciler) plan(_ context.Context, s *scope) error {
 		g := schedulinggroup.Of(b.Labels)
 		groups[g] = append(groups[g], Binding{
 			Name: b.Name, Cluster: b.Spec.TargetCluster, State: b.Spec.State,
-			HasResources: hasResources, Current: isCurrent(crp, b, s.latest), Ready: ready, NotReady: why,
+			HasResources: hasResources, Current: isCurrent(crp, b, s.latest, s.overrides[b.Name]), Ready: ready, NotReady: why,
 		})
 	}
 	for g, bs := range groups {
@@ -177,7 +185,7 @@ func (r *Reconciler) move(ctx context.Context, s *scope) error {
 			lg.V(1).Info("removed binding", "binding", b.Name, "cluster", b.Spec.TargetCluster)
 			continue
 		case ActionBind, ActionUpdate:
-			if err := r.moveToLatest(ctx, crp, b, latest, step.Action == ActionBind); err != nil {
+			if err := r.moveToLatest(ctx, crp, b, latest, s.overrides[b.Name], step.Action == ActionBind); err != nil {
 				return err
 			}
 			r.waves.start(b.Name, latest.Name, now)
@@ -201,8 +209,9 @@ func (r *Reconciler) move(ctx context.Context, s *scope) error {
 // strategy. Binding a Scheduled binding changes its state, which the scheduler
 // writes too, so that patch applies only while the binding is still Scheduled.
 func (r *Reconciler) moveToLatest(ctx context.Context, crp *placementv1beta1.ClusterResourcePlacement, b *placementv1beta1.ClusterResourceBinding,
-	latest *placementv1beta1.ClusterResourceSnapshot, bind bool) error {
+	latest *placementv1beta1.ClusterResourceSnapshot, ov overrides.BindingRefs, bind bool) error {
 	set := map[string]any{"resourceSnapshotName": latest.Name, "applyStrategy": nil}
+	ov.Set(set)
 	if s := crp.Spec.Strategy.ApplyStrategy; s != nil {
 		set["applyStrategy"] = s
 	}
@@ -236,10 +245,10 @@ func (r *Reconciler) setRolloutStarted(ctx context.Context, b *placementv1beta1.
 }
 
 // isCurrent reports whether b is Bound to the latest snapshot with the
-// placement's apply strategy.
-func isCurrent(crp *placementv1beta1.ClusterResourcePlacement, b *placementv1beta1.ClusterResourceBinding, latest *placementv1beta1.ClusterResourceSnapshot) bool {
+// placement's apply strategy and the latest applicable override snapshots.
+func isCurrent(crp *placementv1beta1.ClusterResourcePlacement, b *placementv1beta1.ClusterResourceBinding, latest *placementv1beta1.ClusterResourceSnapshot, ov overrides.BindingRefs) bool {
 	return b.Spec.State == placementv1beta1.BindingStateBound && b.Spec.ResourceSnapshotName == latest.Name &&
-		equality.Semantic.DeepEqual(b.Spec.ApplyStrategy, crp.Spec.Strategy.ApplyStrategy)
+		equality.Semantic.DeepEqual(b.Spec.ApplyStrategy, crp.Spec.Strategy.ApplyStrategy) && ov.Matches(&b.Spec)
 }
 
 // targetCount is how many clusters a group of the placement should be on.
@@ -276,16 +285,72 @@ func (r *Reconciler) now() time.Time {
 }
 
 // SetupWithManager registers the controller: placements whose spec changed,
-// their resource snapshots, and binding changes the rollout reads (spec, state,
+// their resource snapshots, override snapshots (for the placements they may
+// concern), member label and property changes (for the placements on that
+// member), and binding changes the rollout reads (spec, state,
 // and the progress conditions a wave waits for).
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	if err := pipeline.SetupIndexes(mgr); err != nil {
+		return err
+	}
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("rollout").
 		WithOptions(controller.Options{MaxConcurrentReconciles: max(r.Workers, 1)}).
 		For(&placementv1beta1.ClusterResourcePlacement{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Watches(&placementv1beta1.ClusterResourceBinding{}, enqueue.ByPlacementLabel(), builder.WithPredicates(bindingProgressChanged())).
 		Watches(&placementv1beta1.ClusterResourceSnapshot{}, enqueue.ByPlacementLabel()).
+		Watches(&placementv1beta1.ClusterResourceOverrideSnapshot{}, handler.EnqueueRequestsFromMapFunc(r.placementsOfOverride)).
+		Watches(&placementv1beta1.ResourceOverrideSnapshot{}, handler.EnqueueRequestsFromMapFunc(r.placementsOfOverride)).
+		Watches(&clusterv1beta1.MemberCluster{}, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, o client.Object) []reconcile.Request {
+			return enqueue.PlacementsOnCluster(ctx, r.Client, o.GetName())
+		}), builder.WithPredicates(overrideInputsChanged())).
 		Complete(r)
+}
+
+// placementsOfOverride maps an override snapshot to the placements it may
+// concern: the one it names, or every placement.
+func (r *Reconciler) placementsOfOverride(ctx context.Context, o client.Object) []reconcile.Request {
+	var placement string
+	switch s := o.(type) {
+	case *placementv1beta1.ClusterResourceOverrideSnapshot:
+		if p := s.Spec.OverrideSpec.Placement; p != nil {
+			placement = p.Name
+		}
+	case *placementv1beta1.ResourceOverrideSnapshot:
+		if p := s.Spec.OverrideSpec.Placement; p != nil {
+			placement = p.Name
+		}
+	}
+	if placement != "" {
+		return []reconcile.Request{{NamespacedName: types.NamespacedName{Name: placement}}}
+	}
+	list := &placementv1beta1.ClusterResourcePlacementList{}
+	if err := r.Client.List(ctx, list); err != nil {
+		log.FromContext(ctx).Error(err, "failed to list placements for an override snapshot", "snapshot", o.GetName())
+		return nil
+	}
+	out := make([]reconcile.Request, 0, len(list.Items))
+	for i := range list.Items {
+		out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Name: list.Items[i].Name}})
+	}
+	return out
+}
+
+// overrideInputsChanged passes MemberCluster updates that can change which
+// override rules select the cluster: labels and property values.
+func overrideInputsChanged() predicate.Predicate {
+	return predicate.Funcs{
+		CreateFunc: func(event.CreateEvent) bool { return false },
+		DeleteFunc: func(event.DeleteEvent) bool { return false },
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			o, ok1 := e.ObjectOld.(*clusterv1beta1.MemberCluster)
+			n, ok2 := e.ObjectNew.(*clusterv1beta1.MemberCluster)
+			if !ok1 || !ok2 {
+				return false
+			}
+			return !equality.Semantic.DeepEqual(o.Labels, n.Labels) || len(enqueue.DiffCluster(o, n).Properties) > 0
+		},
+	}
 }
 
 // bindingProgressChanged passes binding events that can change a wave: anything

@@ -8,6 +8,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+	"github.com/flotilla-io/flotilla/hub/overrides"
 	"github.com/flotilla-io/flotilla/hub/pipeline"
 	"github.com/flotilla-io/flotilla/pkg/conditions"
 )
@@ -24,16 +25,18 @@ func viewOf(b *placementv1beta1.ClusterResourceBinding) bindingView {
 	}
 }
 
-// moveBinding makes b Bound to the snapshot with the apply strategy, with a JSON
+// moveBinding makes b Bound to the snapshot with the apply strategy and the
+// override snapshots that apply on its cluster (overrides.Planner), with a JSON
 // patch of exactly those fields that applies only while spec.state is still what
 // was read (the scheduler may unschedule the cluster meanwhile). It leaves b as
 // the API server returned it.
-func moveBinding(ctx context.Context, c client.Client, b *placementv1beta1.ClusterResourceBinding, snapshot string, apply *placementv1beta1.ApplyStrategy) error {
+func moveBinding(ctx context.Context, c client.Client, b *placementv1beta1.ClusterResourceBinding, snapshot string, apply *placementv1beta1.ApplyStrategy, refs overrides.BindingRefs) error {
 	if b.Spec.State == placementv1beta1.BindingStateBound && b.Spec.ResourceSnapshotName == snapshot &&
-		equality.Semantic.DeepEqual(b.Spec.ApplyStrategy, apply) {
+		equality.Semantic.DeepEqual(b.Spec.ApplyStrategy, apply) && refs.Matches(&b.Spec) {
 		return nil
 	}
 	set := map[string]any{"state": placementv1beta1.BindingStateBound, "resourceSnapshotName": snapshot, "applyStrategy": nil}
+	refs.Set(set)
 	if apply != nil {
 		set["applyStrategy"] = apply
 	}

@@ -23,7 +23,8 @@
 // The run then goes through the stages in order. Inside a stage, at most
 // maxConcurrency clusters update at once: the run moves a cluster's binding to the
 // run's snapshot (spec.state Bound, spec.resourceSnapshotName, spec.applyStrategy
-// from the placement) and sets the binding's RolloutStarted condition; the cluster
+// from the placement, and the latest override snapshots that apply on the
+// cluster then) and sets the binding's RolloutStarted condition; the cluster
 // succeeds when its binding names the run's snapshot and its Available condition
 // is True at the binding's current generation. When every cluster of the stage has
 // succeeded, the stage's after-stage tasks run: an Approval task creates a
@@ -42,8 +43,8 @@
 // # What this package writes
 //
 // For External placements only (docs/pipeline.md has the whole table): binding
-// spec.state (Scheduled to Bound), spec.resourceSnapshotName and spec.applyStrategy
-// with a JSON patch that applies only while spec.state is what was read, and the
+// spec.state (Scheduled to Bound), spec.resourceSnapshotName, spec.applyStrategy and
+// the override snapshot lists with a JSON patch that applies only while spec.state is what was read, and the
 // binding's RolloutStarted condition with server-side apply under the field manager
 // flotilla-updaterun. A small second controller (ExternalReconciler) deletes the
 // Unscheduled bindings of External placements and marks bindings no run has moved

@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+	"github.com/flotilla-io/flotilla/hub/overrides"
 	"github.com/flotilla-io/flotilla/hub/pipeline"
 	"github.com/flotilla-io/flotilla/pkg/conditions"
 )
@@ -85,6 +86,7 @@ func (r *Reconciler) updateClusters(ctx context.Context, s *scope, st *placement
 	for i := range st.Clusters {
 		byName[st.Clusters[i].ClusterName] = &st.Clusters[i]
 	}
+	var planner *overrides.Planner // read once, when a cluster moves
 	for {
 		views := make(map[string]bindingView, len(st.Clusters))
 		for _, c := range st.Clusters {
@@ -109,7 +111,17 @@ func (r *Reconciler) updateClusters(ctx context.Context, s *scope, st *placement
 		// run's snapshot even if something else changed its binding.
 		for _, name := range plan.updating {
 			b := s.bindings[name]
-			if err := moveBinding(ctx, r.Client, b, target, s.placement.Spec.Strategy.ApplyStrategy); err != nil {
+			if planner == nil {
+				var err error
+				if planner, err = overrides.NewPlanner(ctx, r.Client, s.placement.Name, s.target); err != nil {
+					return plan, err
+				}
+			}
+			refs, err := planner.For(ctx, name)
+			if err != nil {
+				return plan, err
+			}
+			if err := moveBinding(ctx, r.Client, b, target, s.placement.Spec.Strategy.ApplyStrategy, refs); err != nil {
 				return plan, err
 			}
 			if err := applyRolloutStarted(ctx, r.Client, b, bindingRolloutStarted(run.Name, target, index), false); err != nil {

@@ -6,14 +6,17 @@ package workgen
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -27,6 +30,7 @@ import (
 
 	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+	"github.com/flotilla-io/flotilla/hub/enqueue"
 	"github.com/flotilla-io/flotilla/hub/pipeline"
 	"github.com/flotilla-io/flotilla/hub/schedulinggroup"
 	"github.com/flotilla-io/flotilla/pkg/conditions"
@@ -38,6 +42,9 @@ type Reconciler struct {
 	Scheme *runtime.Scheme
 	// Workers is how many bindings are handled at once. Default: 1.
 	Workers int
+	// Recorder reports, as Warning Events on the placement, an override or an
+	// envelope that stops resources from reaching a cluster. Optional.
+	Recorder events.EventRecorder
 }
 
 // ownedConditions are the binding conditions the work generator writes.
@@ -85,15 +92,38 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (ctrl
 	}
 	own := pipeline.OwnConditions(b.Status.Conditions, ownedConditions...)
 	want := pipeline.BindingStatus{OwnsPlacementLists: true}
-	work, err := r.syncWork(ctx, b)
-	if err != nil {
+	work, out, err := r.syncWork(ctx, b)
+	var content *contentError
+	switch {
+	case errors.As(err, &content):
+		// Nothing new goes to the cluster: the Work keeps its previous spec.
+		if prev := conditions.Get(b.Status.Conditions, placementv1beta1.ConditionOverridden); r.Recorder != nil &&
+			(prev == nil || prev.Status != metav1.ConditionFalse || prev.Message != content.Error()) {
+			crp := &placementv1beta1.ClusterResourcePlacement{}
+			if err := r.Client.Get(ctx, types.NamespacedName{Name: b.Labels[placementv1beta1.LabelPlacementName]}, crp); err == nil {
+				r.Recorder.Eventf(crp, nil, corev1.EventTypeWarning, content.overriddenReason, "Override",
+					"nothing new is sent to member %s: %v", b.Spec.TargetCluster, content)
+			}
+		}
+		conditions.Set(&own, placementv1beta1.ConditionOverridden, metav1.ConditionFalse,
+			content.overriddenReason, content.Error(), b.Generation)
+		conditions.Set(&own, placementv1beta1.ConditionWorkSynchronized, metav1.ConditionFalse, content.reason,
+			fmt.Sprintf("nothing new is sent to member %s: %v", b.Spec.TargetCluster, content), b.Generation)
+		keepPlacementLists(&want, b)
+		lg.Info("not sending resources", "reason", content.reason, "error", content.Error())
+		err = nil
+	case err != nil:
 		conditions.Set(&own, placementv1beta1.ConditionWorkSynchronized, metav1.ConditionFalse,
 			placementv1beta1.ReasonWorkNotSynchronized, err.Error(), b.Generation)
-		want.FailedPlacements, want.DiffedPlacements = b.Status.FailedPlacements, b.Status.DiffedPlacements
-		want.DriftedPlacements, want.Feedback = b.Status.DriftedPlacements, b.Status.Feedback
-	} else {
-		conditions.Set(&own, placementv1beta1.ConditionOverridden, metav1.ConditionTrue,
-			placementv1beta1.ReasonNoOverrideSpecified, "no override applies", b.Generation)
+		keepPlacementLists(&want, b)
+	default:
+		if len(out.applied) > 0 {
+			conditions.Set(&own, placementv1beta1.ConditionOverridden, metav1.ConditionTrue,
+				placementv1beta1.ReasonOverridden, overriddenMessage(out.applied), b.Generation)
+		} else {
+			conditions.Set(&own, placementv1beta1.ConditionOverridden, metav1.ConditionTrue,
+				placementv1beta1.ReasonNoOverrideSpecified, "no override applies", b.Generation)
+		}
 		conditions.Set(&own, placementv1beta1.ConditionWorkSynchronized, metav1.ConditionTrue,
 			placementv1beta1.ReasonWorkSynchronized, fmt.Sprintf("Work %s/%s holds snapshot %s", work.Namespace, work.Name, b.Spec.ResourceSnapshotName), b.Generation)
 		want.FailedPlacements = copyWorkStatus(&own, b, work)
@@ -110,15 +140,24 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (ctrl
 	return ctrl.Result{}, nil
 }
 
-// syncWork creates or updates the Work for a Bound binding.
-func (r *Reconciler) syncWork(ctx context.Context, b *placementv1beta1.ClusterResourceBinding) (*placementv1beta1.Work, error) {
+// keepPlacementLists keeps the lists the binding reports while its Work cannot
+// be written.
+func keepPlacementLists(want *pipeline.BindingStatus, b *placementv1beta1.ClusterResourceBinding) {
+	want.FailedPlacements, want.DiffedPlacements = b.Status.FailedPlacements, b.Status.DiffedPlacements
+	want.DriftedPlacements, want.Feedback = b.Status.DriftedPlacements, b.Status.Feedback
+}
+
+// syncWork creates or updates the Work for a Bound binding: the snapshot's
+// resources of the binding's scheduling group, envelopes unwrapped and the
+// binding's overrides applied for its cluster.
+func (r *Reconciler) syncWork(ctx context.Context, b *placementv1beta1.ClusterResourceBinding) (*placementv1beta1.Work, *rendered, error) {
 	master := &placementv1beta1.ClusterResourceSnapshot{}
 	if err := r.Client.Get(ctx, types.NamespacedName{Name: b.Spec.ResourceSnapshotName}, master); err != nil {
-		return nil, fmt.Errorf("failed to get resource snapshot %s: %w", b.Spec.ResourceSnapshotName, err)
+		return nil, nil, fmt.Errorf("failed to get resource snapshot %s: %w", b.Spec.ResourceSnapshotName, err)
 	}
 	set, err := pipeline.ResourceSnapshotSetOf(ctx, r.Client, master)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	placement := b.Labels[placementv1beta1.LabelPlacementName]
 	ns := clusterv1beta1.MemberNamespace(b.Spec.TargetCluster)
@@ -129,15 +168,19 @@ func (r *Reconciler) syncWork(ctx context.Context, b *placementv1beta1.ClusterRe
 	}
 	crp := &placementv1beta1.ClusterResourcePlacement{}
 	if err := r.Client.Get(ctx, types.NamespacedName{Name: placement}, crp); err != nil {
-		return nil, fmt.Errorf("failed to get placement %s: %w", placement, err)
+		return nil, nil, fmt.Errorf("failed to get placement %s: %w", placement, err)
 	}
 	// Kratix scheduling groups: each group's objects go in a Work of their own.
 	dyn, err := schedulinggroup.Selectors(crp)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	group := schedulinggroup.Of(b.Labels)
 	manifests = schedulinggroup.Filter(manifests, group, schedulinggroup.OwnGroups(dyn))
+	out, err := r.render(ctx, b, manifests)
+	if err != nil {
+		return nil, nil, err
+	}
 	work := &placementv1beta1.Work{ObjectMeta: metav1.ObjectMeta{Name: workName(b), Namespace: ns}}
 	_, err = controllerutil.CreateOrPatch(ctx, r.Client, work, func() error {
 		if work.Labels == nil {
@@ -151,18 +194,18 @@ func (r *Reconciler) syncWork(ctx context.Context, b *placementv1beta1.ClusterRe
 		// The member removes the Work's objects before the hub lets the Work go
 		// (the tunnel server drops the finalizer on the agent's confirmation).
 		controllerutil.AddFinalizer(work, placementv1beta1.AppliedResourcesCleanupFinalizer)
-		work.Spec.Workload.Manifests = manifests
+		work.Spec.Workload.Manifests = out.manifests
 		work.Spec.ApplyStrategy = b.Spec.ApplyStrategy.DeepCopy()
 		setAgentSpec(work, crp)
 		return controllerutil.SetControllerReference(b, work, r.Scheme)
 	})
 	if apierrors.IsNotFound(err) {
-		return nil, fmt.Errorf("namespace %s does not exist: has member %s joined?", ns, b.Spec.TargetCluster)
+		return nil, nil, fmt.Errorf("namespace %s does not exist: has member %s joined?", ns, b.Spec.TargetCluster)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("failed to write Work %s/%s: %w", ns, work.Name, err)
+		return nil, nil, fmt.Errorf("failed to write Work %s/%s: %w", ns, work.Name, err)
 	}
-	return work, nil
+	return work, out, nil
 }
 
 // copyWorkStatus sets in own the agent's Applied and Available conditions of the
@@ -238,6 +281,9 @@ func (r *Reconciler) reconcileRemoval(ctx context.Context, lg logr.Logger, b *pl
 // status and deletion of the Works it made, and placement changes that alter
 // Works (delete strategy, scheduling groups), mapped to that placement's bindings.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	if err := pipeline.SetupIndexes(mgr); err != nil {
+		return err
+	}
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("workgen").
 		WithOptions(controller.Options{MaxConcurrentReconciles: max(r.Workers, 1)}).
@@ -246,7 +292,43 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 			builder.WithPredicates(workChanged())).
 		Watches(&placementv1beta1.ClusterResourcePlacement{}, handler.EnqueueRequestsFromMapFunc(r.bindingsOf),
 			builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
+		Watches(&clusterv1beta1.MemberCluster{}, handler.EnqueueRequestsFromMapFunc(r.bindingsOnCluster),
+			builder.WithPredicates(memberVariablesChanged())).
 		Complete(r)
+}
+
+// bindingsOnCluster maps a member cluster to the bindings on it that apply
+// overrides (the values of override variables come from the cluster).
+func (r *Reconciler) bindingsOnCluster(ctx context.Context, o client.Object) []reconcile.Request {
+	list := &placementv1beta1.ClusterResourceBindingList{}
+	if err := r.Client.List(ctx, list, client.MatchingFields{pipeline.IndexBindingCluster: o.GetName()}); err != nil {
+		return nil
+	}
+	var out []reconcile.Request
+	for i := range list.Items {
+		b := &list.Items[i]
+		if len(b.Spec.ClusterResourceOverrideSnapshots)+len(b.Spec.ResourceOverrideSnapshots) > 0 {
+			out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Name: b.Name}})
+		}
+	}
+	return out
+}
+
+// memberVariablesChanged passes MemberCluster updates that change the values of
+// override variables: labels and property values.
+func memberVariablesChanged() predicate.Predicate {
+	return predicate.Funcs{
+		CreateFunc: func(event.CreateEvent) bool { return false },
+		DeleteFunc: func(event.DeleteEvent) bool { return false },
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			o, ok1 := e.ObjectOld.(*clusterv1beta1.MemberCluster)
+			n, ok2 := e.ObjectNew.(*clusterv1beta1.MemberCluster)
+			if !ok1 || !ok2 {
+				return false
+			}
+			return !equality.Semantic.DeepEqual(o.Labels, n.Labels) || len(enqueue.DiffCluster(o, n).Properties) > 0
+		},
+	}
 }
 
 // bindingsOf maps a placement to its bindings.

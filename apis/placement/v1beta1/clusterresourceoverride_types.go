@@ -160,8 +160,9 @@ type JSONPatchOverride struct {
 	// /metadata/labels/tier. It cannot touch kind, apiVersion or status, nor metadata
 	// other than labels and annotations.
 	// +kubebuilder:validation:MinLength=1
-	// +kubebuilder:validation:MaxLength=1024
+	// +kubebuilder:validation:MaxLength=512
 	// +kubebuilder:validation:XValidation:rule="self.startsWith('/')",message="path must be a JSON pointer that starts with /"
+	// +kubebuilder:validation:XValidation:rule="!self.matches('~([^01]|$)')",message="in a path, ~ must be followed by 0 (for ~) or 1 (for /)"
 	// +kubebuilder:validation:XValidation:rule="!(self.startsWith('/kind') && (size(self) == 5 || self.startsWith('/kind/'))) && !(self.startsWith('/apiVersion') && (size(self) == 11 || self.startsWith('/apiVersion/'))) && !(self.startsWith('/status') && (size(self) == 7 || self.startsWith('/status/')))",message="path cannot change kind, apiVersion or status"
 	// +kubebuilder:validation:XValidation:rule="!(self.startsWith('/metadata') && (size(self) == 9 || self.startsWith('/metadata/'))) || (self.startsWith('/metadata/labels') && (size(self) == 16 || self.startsWith('/metadata/labels/'))) || (self.startsWith('/metadata/annotations') && (size(self) == 21 || self.startsWith('/metadata/annotations/')))",message="path can only change labels and annotations in metadata"
 	// +required

@@ -92,14 +92,17 @@ const (
 	// ConditionOverridden is the type of the Overridden condition.
 	ConditionOverridden = "Overridden"
 
-	// ReasonOverridden (True): the matching overrides were applied.
-	ReasonOverridden = "Overridden"
+	// ReasonOverridden (True): the matching overrides were applied; the message
+	// names them.
+	ReasonOverridden = "OverriddenSucceeded"
 	// ReasonNoOverrideSpecified (True): no override selects the resources for the
 	// cluster.
 	ReasonNoOverrideSpecified = "NoOverrideSpecified"
 	// ReasonOverrideFailed (False): an override could not be applied, for example
-	// because its JSON patch does not fit the resource; the message says which.
-	ReasonOverrideFailed = "OverrideFailed"
+	// because its JSON patch does not fit the resource or names an unknown variable;
+	// the message names the override, the rule, the path and the error. Nothing new
+	// is sent to the cluster meanwhile.
+	ReasonOverrideFailed = "OverriddenFailed"
 )
 
 // WorkSynchronized reports whether the cluster's Works hold the latest (overridden)
@@ -115,6 +118,13 @@ const (
 	ReasonWorkNotSynchronized = "WorkNotSynchronized"
 	// ReasonWorkSyncPending (Unknown): the rollout has not reached the cluster yet.
 	ReasonWorkSyncPending = "WorkSyncPending"
+	// ReasonEnvelopeInvalid (False, of Overridden and WorkSynchronized): a manifest
+	// in an envelope cannot be read, so neither can overrides apply inside it; the
+	// message names the envelope and the key. The Works keep what they held.
+	ReasonEnvelopeInvalid = "EnvelopeInvalid"
+	// ReasonOverrideFailedNotSynchronized (False): an override could not be applied
+	// (see Overridden); the Works keep what they held.
+	ReasonOverrideFailedNotSynchronized = "OverrideFailed"
 )
 
 // Applied reports whether the resources were applied on the member cluster. It is

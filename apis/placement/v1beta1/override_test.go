@@ -134,6 +134,15 @@ func TestOverrideValidation(t *testing.T) {
 			wantRefusal: "path must be a JSON pointer that starts with /",
 		},
 		{
+			name:        "a path with a ~ that escapes nothing is refused",
+			policy:      patchRule(patch("add", "/metadata/labels/app.kubernetes.io~2name", `"web"`)),
+			wantRefusal: "in a path, ~ must be followed by 0 (for ~) or 1 (for /)",
+		},
+		{
+			name:   "a path with ~1 for a slash in a label key is accepted",
+			policy: patchRule(patch("add", "/metadata/labels/app.kubernetes.io~1name", `"web"`)),
+		},
+		{
 			name:        "a patch of the status is refused",
 			policy:      patchRule(patch("replace", "/status/phase", `"Ready"`)),
 			wantRefusal: "path cannot change kind, apiVersion or status",

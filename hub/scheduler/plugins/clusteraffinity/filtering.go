@@ -96,22 +96,7 @@ func (pc *propertyCache) match(r *propertyRequirement, c *framework.ClusterInfo)
 	if v.state != 1 {
 		return false
 	}
-	cmp := v.q.Cmp(r.value)
-	switch r.op {
-	case placementv1beta1.PropertySelectorGreaterThan:
-		return cmp > 0
-	case placementv1beta1.PropertySelectorGreaterThanOrEqualTo:
-		return cmp >= 0
-	case placementv1beta1.PropertySelectorEqualTo:
-		return cmp == 0
-	case placementv1beta1.PropertySelectorNotEqualTo:
-		return cmp != 0
-	case placementv1beta1.PropertySelectorLessThan:
-		return cmp < 0
-	case placementv1beta1.PropertySelectorLessThanOrEqualTo:
-		return cmp <= 0
-	}
-	return false
+	return framework.PropertyOperatorHolds(r.op, v.q.Cmp(r.value))
 }
 
 // mismatch says which property requirement the cluster fails first.

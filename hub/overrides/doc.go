@@ -1,0 +1,22 @@
+// Package overrides applies ClusterResourceOverrides and ResourceOverrides to the
+// manifests a member cluster receives, and keeps their snapshots.
+//
+// The pure part (Apply, Applicable, the variables) decides, for one cluster, what
+// each manifest becomes: the override snapshots a binding names are applied in
+// order — ClusterResourceOverrides first, then ResourceOverrides, each by name —
+// and within an override its rules in order; a rule applies when its
+// clusterSelector selects the cluster (labels and properties, as the scheduler's
+// required cluster affinity). A JSONPatch rule patches the manifest, a Delete rule
+// keeps it off the cluster. Values may use the variables ${MEMBER-CLUSTER-NAME},
+// ${MEMBER-CLUSTER-LABEL-KEY-<key>} and ${MEMBER-CLUSTER-PROPERTY-<name>}; any
+// other ${MEMBER-CLUSTER-...} name, a label the cluster lacks or a property it does
+// not report is an error that names it, never a literal in the member's object.
+//
+// Planner decides which override snapshots each binding applies (the rollout and
+// staged update runs write them on the binding with the resource snapshot);
+// the work generator reads them back with Named and applies them with Apply.
+//
+// SnapshotReconciler turns every change of an override into a new immutable,
+// indexed snapshot, so that bindings name what they apply and an override change
+// rolls out like a resource change.
+package overrides

@@ -1,0 +1,95 @@
+package workgen
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+
+	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
+	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+	"github.com/flotilla-io/flotilla/hub/envelope"
+	"github.com/flotilla-io/flotilla/hub/overrides"
+)
+
+// contentError is a failure of what a cluster would receive (an envelope that
+// cannot be read, an override that cannot be applied): the Work keeps its
+// previous spec, and only a change of the inputs (which wakes the generator)
+// can fix it, so it is reported, not retried.
+type contentError struct {
+	// overriddenReason is the reason of Overridden=False: the overrides could not
+	// be applied (to the objects inside an envelope, too).
+	overriddenReason string
+	// reason is the WorkSynchronized reason.
+	reason string
+	err    error
+}
+
+func (e *contentError) Error() string { return e.err.Error() }
+func (e *contentError) Unwrap() error { return e.err }
+
+// rendered is what a binding's cluster receives.
+type rendered struct {
+	manifests []placementv1beta1.Manifest
+	// applied are the override snapshots that changed (or removed) a manifest.
+	applied []string
+}
+
+// render unwraps envelopes and applies the binding's override snapshots for its
+// cluster, manifest by manifest.
+func (r *Reconciler) render(ctx context.Context, b *placementv1beta1.ClusterResourceBinding, manifests []placementv1beta1.Manifest) (*rendered, error) {
+	raws := make([][]byte, 0, len(manifests))
+	for _, m := range manifests {
+		raws = append(raws, m.Raw)
+	}
+	raws, err := envelope.Unwrap(raws)
+	if err != nil {
+		return nil, &contentError{overriddenReason: placementv1beta1.ReasonEnvelopeInvalid, reason: placementv1beta1.ReasonEnvelopeInvalid, err: err}
+	}
+	ovs, err := overrides.Named(ctx, r.Client, &b.Spec)
+	if err != nil {
+		return nil, err
+	}
+	out := &rendered{}
+	var mc *clusterv1beta1.MemberCluster
+	if len(ovs) > 0 {
+		mc = &clusterv1beta1.MemberCluster{}
+		if err := r.Client.Get(ctx, types.NamespacedName{Name: b.Spec.TargetCluster}, mc); err != nil {
+			return nil, fmt.Errorf("failed to get member cluster %s: %w", b.Spec.TargetCluster, err)
+		}
+	}
+	seen := map[string]bool{}
+	for _, raw := range raws {
+		obj := raw
+		if len(ovs) > 0 {
+			res, err := overrides.Apply(raw, ovs, mc)
+			if err != nil {
+				var oe *overrides.Error
+				if errors.As(err, &oe) {
+					return nil, &contentError{overriddenReason: placementv1beta1.ReasonOverrideFailed, reason: placementv1beta1.ReasonOverrideFailedNotSynchronized, err: err}
+				}
+				return nil, err
+			}
+			for _, a := range res.Applied {
+				if !seen[a] {
+					seen[a] = true
+					out.applied = append(out.applied, a)
+				}
+			}
+			if res.Deleted {
+				continue
+			}
+			obj = res.Object
+		}
+		out.manifests = append(out.manifests, placementv1beta1.Manifest{RawExtension: runtime.RawExtension{Raw: obj}})
+	}
+	return out, nil
+}
+
+// overriddenMessage says which overrides changed what a cluster receives.
+func overriddenMessage(applied []string) string {
+	return "applied overrides: " + strings.Join(applied, ", ")
+}
