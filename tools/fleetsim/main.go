@@ -296,6 +296,7 @@ type sim struct {
 	bad      []*member
 	tracker  *tracker
 	dialSlot chan struct{}
+	caHash   string
 	runCtx   context.Context
 	runWG    sync.WaitGroup
 }
@@ -511,6 +512,7 @@ func (s *sim) joinAll(ctx context.Context) error {
 		return fmt.Errorf("the hub published no join information: %w", err)
 	}
 	caHash := info.Data[tunnelserver.InfoKeyCAHash]
+	s.caHash = caHash
 	for i := range s.o.members {
 		s.members = append(s.members, &member{name: memberName("sim", i), works: map[string]string{}, labels: map[string]string{
 			labelZone: fmt.Sprintf("z%d", i%s.o.zones), labelGroup: fmt.Sprintf("g%d", i/s.o.groupSize)}})
@@ -519,7 +521,33 @@ func (s *sim) joinAll(ctx context.Context) error {
 		s.bad = append(s.bad, &member{name: memberName("bad", i), bad: true, works: map[string]string{},
 			labels: map[string]string{labelZone: "bad", labelGroup: "bad"}})
 	}
-	all := append(append([]*member{}, s.members...), s.bad...)
+	if err := s.joinMembers(ctx, caHash, s.members); err != nil {
+		return err
+	}
+	for _, m := range s.members {
+		s.runWG.Add(1)
+		go func() { defer s.runWG.Done(); m.run(s.runCtx, s.hub.tunnel, s.dialSlot) }()
+	}
+	deadline := time.Now().Add(s.o.settleTimeout)
+	for {
+		ready, err := s.readyMembers(ctx)
+		if err != nil {
+			return err
+		}
+		if ready == len(s.members) {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("only %d of %d members are connected and healthy after %s", ready, len(s.members), s.o.settleTimeout)
+		}
+		if err := sleep(ctx, 2*time.Second); err != nil {
+			return err
+		}
+	}
+}
+
+// joinMembers joins members, --join-workers at once.
+func (s *sim) joinMembers(ctx context.Context, caHash string, all []*member) error {
 	jobs := make(chan *member)
 	errs := make(chan error, len(all))
 	var wg sync.WaitGroup
@@ -549,29 +577,7 @@ func (s *sim) joinAll(ctx context.Context) error {
 	close(jobs)
 	wg.Wait()
 	close(errs)
-	if err := <-errs; err != nil {
-		return err
-	}
-	for _, m := range s.members {
-		s.runWG.Add(1)
-		go func() { defer s.runWG.Done(); m.run(s.runCtx, s.hub.tunnel, s.dialSlot) }()
-	}
-	deadline := time.Now().Add(s.o.settleTimeout)
-	for {
-		ready, err := s.readyMembers(ctx)
-		if err != nil {
-			return err
-		}
-		if ready == len(s.members) {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("only %d of %d members are connected and healthy after %s", ready, len(s.members), s.o.settleTimeout)
-		}
-		if err := sleep(ctx, 2*time.Second); err != nil {
-			return err
-		}
-	}
+	return <-errs
 }
 
 // readyMembers counts the simulated members the hub records connected and healthy.
@@ -634,12 +640,16 @@ func (s *sim) place(ctx context.Context) error {
 // badPhase connects the bad members and waits until the hub closed each one;
 // the good members must not lose a session meanwhile.
 func (s *sim) badPhase(ctx context.Context) (*badReport, error) {
+	// Bad members join only now: joined and not yet connected, they would
+	// be candidates for the placements.
+	if err := s.joinMembers(ctx, s.caHash, s.bad); err != nil {
+		return nil, err
+	}
 	dropsBefore := s.drops()
 	start := time.Now()
-	var wg sync.WaitGroup
 	for _, m := range s.bad {
-		wg.Add(1)
-		go func() { defer wg.Done(); m.run(s.runCtx, s.hub.tunnel, s.dialSlot) }()
+		s.runWG.Add(1)
+		go func() { defer s.runWG.Done(); m.run(s.runCtx, s.hub.tunnel, s.dialSlot) }()
 	}
 	deadline := time.Now().Add(2 * time.Minute)
 	closed := 0
@@ -681,4 +691,3 @@ func (s *sim) drops() int64 {
 	}
 	return n
 }
-

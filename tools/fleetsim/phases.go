@@ -78,7 +78,7 @@ func (t *tracker) observe(obj any) {
 		return
 	}
 	now := time.Now()
-	c := conditions.Get(crp.Status.Conditions, placementv1beta1.ConditionAvailable)
+	c := conditions.Get(crp.Status.Conditions, crp.PlacementConditionType(placementv1beta1.ConditionAvailable))
 	st := placementState{available: c != nil && c.Status == metav1.ConditionTrue && c.ObservedGeneration == crp.Generation}
 	for _, ps := range crp.Status.PlacementStatuses {
 		if ps.ClusterName != "" {
