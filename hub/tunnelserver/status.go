@@ -136,6 +136,7 @@ func (s *Server) writeProperties(ctx context.Context, ms *memberSession, cause s
 	now := metav1.NewTime(last)
 	wasHealthy := ""
 	mc, held, err := s.updateMember(ctx, ms.name, cause, s.holds(ms), func(mc *clusterv1beta1.MemberCluster) {
+		before := mc.Status.DeepCopy()
 		if c := conditions.Get(mc.Status.Conditions, clusterv1beta1.ConditionHealthy); c != nil {
 			wasHealthy = string(c.Status)
 		}
@@ -151,8 +152,12 @@ func (s *Server) writeProperties(ctx context.Context, ms *memberSession, cause s
 		}
 		mc.Status.KubernetesVersion = props.KubernetesVersion
 		mc.Status.Provider = props.Provider
-		mc.Status.LastHeartbeatTime = &now
 		setProperties(mc, props, now)
+		// A status that already holds these values (a member reconnecting)
+		// is not written again.
+		if !equality.Semantic.DeepEqual(*before, mc.Status) {
+			mc.Status.LastHeartbeatTime = &now
+		}
 	})
 	if !held {
 		s.lost(ms, "the member's status names another session")
@@ -184,7 +189,8 @@ func conditionOf(mc *clusterv1beta1.MemberCluster, t string) *metav1.Condition {
 
 // setProperties writes the reported properties. Their observation times are
 // when they were written: later heartbeats within the thresholds of
-// propertiesChanged leave them (and the status) alone.
+// propertiesChanged leave them (and the status) alone, and a value the status
+// already holds keeps its time.
 func setProperties(mc *clusterv1beta1.MemberCluster, props tunnel.ClusterProperties, now metav1.Time) {
 	values := map[string]string{clusterv1beta1.PropertyNodeCount: strconv.Itoa(props.NodeCount)}
 	if props.KubernetesVersion != "" {
@@ -213,9 +219,17 @@ func setProperties(mc *clusterv1beta1.MemberCluster, props tunnel.ClusterPropert
 	}
 	out := make(map[string]clusterv1beta1.PropertyValue, len(values))
 	for k, v := range values {
+		if old, ok := mc.Status.Properties[k]; ok && old.Value == v && old.ObservationTime != nil {
+			out[k] = old
+			continue
+		}
 		out[k] = clusterv1beta1.PropertyValue{Value: v, ObservationTime: &now}
 	}
 	mc.Status.Properties = out
+	if old := mc.Status.ResourceUsage; old.ObservationTime != nil && equality.Semantic.DeepEqual(old.Capacity, usage.Capacity) &&
+		equality.Semantic.DeepEqual(old.Allocatable, usage.Allocatable) && equality.Semantic.DeepEqual(old.Available, usage.Available) {
+		usage.ObservationTime = old.ObservationTime
+	}
 	mc.Status.ResourceUsage = usage
 }
 

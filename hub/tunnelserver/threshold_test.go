@@ -106,4 +106,35 @@ func TestSteadyHeartbeatsWriteNothingUntilAPropertyCrossesItsThreshold(t *testin
 	if got := member(t, "steady").ResourceVersion; got != rv {
 		t.Fatalf("heartbeats repeating the written values wrote the MemberCluster (resourceVersion %s -> %s)", rv, got)
 	}
+	// A reconnecting member that reports what the status holds costs the
+	// connection's write only: its properties keep their observation time.
+	observed := member(t, "steady").Status.Properties[clusterv1beta1.PropertyAvailableMemory].ObservationTime
+	_ = s.Close()
+	testenv.Eventually(t, 10*time.Second, func() error {
+		if conditions.IsTrue(member(t, "steady").Status.Conditions, clusterv1beta1.ConditionAgentConnected) {
+			return fmt.Errorf("still connected")
+		}
+		return nil
+	})
+	s2 := dial(t, addr, "steady", cert, pool)
+	if err := s2.Work().Send(tunnel.WorkInventory{}); err != nil {
+		t.Fatal(err)
+	}
+	heartbeatWith(t, s2, 1, p)
+	testenv.Eventually(t, 10*time.Second, func() error {
+		mc := member(t, "steady")
+		if !conditions.IsTrue(mc.Status.Conditions, clusterv1beta1.ConditionHealthy) {
+			return fmt.Errorf("not healthy again: %+v", mc.Status.Conditions)
+		}
+		return nil
+	})
+	rv = member(t, "steady").ResourceVersion
+	heartbeatWith(t, s2, 2, p)
+	mc := member(t, "steady")
+	if got := mc.Status.Properties[clusterv1beta1.PropertyAvailableMemory].ObservationTime; !got.Equal(observed) {
+		t.Errorf("the unchanged property was written again on reconnect: observed %v, now %v", observed, got)
+	}
+	if mc.ResourceVersion != rv {
+		t.Errorf("a heartbeat after reconnecting wrote the MemberCluster (resourceVersion %s -> %s)", rv, mc.ResourceVersion)
+	}
 }
