@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -196,6 +197,57 @@ func procStats(pid int) (int64, float64, error) {
 	utime, _ := strconv.ParseFloat(fields[11], 64)
 	stime, _ := strconv.ParseFloat(fields[12], 64)
 	return rss, (utime + stime) / clockTicks, nil
+}
+
+// settle waits until every work queue of the hub's controllers is empty
+// (workqueue_depth on its metrics endpoint) at three readings a second apart,
+// and returns how long that took.
+func (h *hubProcess) settle(ctx context.Context, timeout time.Duration) (float64, error) {
+	start := time.Now()
+	quiet := 0
+	for quiet < 3 {
+		depth, err := h.queueDepth()
+		if err != nil {
+			return 0, err
+		}
+		if depth == 0 {
+			quiet++
+		} else {
+			quiet = 0
+		}
+		if time.Since(start) > timeout {
+			return 0, fmt.Errorf("the hub's work queues still hold %.0f items after %s", depth, timeout)
+		}
+		select {
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		case <-time.After(time.Second):
+		}
+	}
+	return float64(int64(time.Since(start).Seconds()*1000)) / 1000, nil
+}
+
+// queueDepth sums workqueue_depth over the hub's controllers.
+func (h *hubProcess) queueDepth() (float64, error) {
+	resp, err := http.Get("http://" + h.metrics + "/metrics")
+	if err != nil {
+		return 0, fmt.Errorf("failed to read the hub's metrics: %w", err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return 0, err
+	}
+	total := 0.0
+	for _, line := range strings.Split(string(body), "\n") {
+		if !strings.HasPrefix(line, "workqueue_depth{") {
+			continue
+		}
+		if v, err := strconv.ParseFloat(line[strings.LastIndexByte(line, ' ')+1:], 64); err == nil {
+			total += v
+		}
+	}
+	return total, nil
 }
 
 // writeCounts reads the API server's apiserver_request_total and returns the

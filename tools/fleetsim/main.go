@@ -120,7 +120,7 @@ func newCommand(stdout, stderr io.Writer) *cobra.Command {
 	f.IntVar(&o.members, "members", o.members, "Simulated members (each a real agent session).")
 	f.IntVar(&o.placements, "placements", o.placements, "ClusterResourcePlacements: even ones PickAll with a group affinity (--group-size members), odd ones PickN (--pick-n) spread over zones.")
 	f.DurationVar(&o.duration, "duration", o.duration, "Steady window: nothing changes, API writes are counted.")
-	f.DurationVar(&o.warmup, "warmup", o.warmup, "Wait after every placement is Available before the steady window.")
+	f.DurationVar(&o.warmup, "warmup", o.warmup, "Wait after every placement is Available, and then until the hub's work queues are empty, before the steady window.")
 	f.Float64Var(&o.churn, "churn", o.churn, "Members cut (no goodbye) and reconnected 3s later, per minute, during --churn-window after the steady window; 0 skips.")
 	f.DurationVar(&o.churnWindow, "churn-window", o.churnWindow, "How long the churn phase lasts.")
 	f.IntVar(&o.kill, "kill", o.kill, "Members holding PickN placements lost for good after the steady window (failover is timed); 0 skips.")
@@ -197,6 +197,9 @@ type report struct {
 	Bindings int `json:"bindings"`
 	// JoinSeconds is how long joining and connecting every member took.
 	JoinSeconds float64 `json:"joinSeconds"`
+	// SettleSeconds is how long, after --warmup, the hub's controllers took to
+	// empty their work queues (the backlog of joining and placing).
+	SettleSeconds float64 `json:"settleSeconds"`
 	// SteadySeconds is the length of the steady window.
 	SteadySeconds float64 `json:"steadySeconds"`
 	// HubRSSBytes is the hub's largest resident set over the run; HubCPUSeconds
@@ -246,6 +249,7 @@ type badReport struct {
 func (r *report) print(w io.Writer) {
 	fmt.Fprintf(w, "fleetsim: %d members, %d placements (%d clusters picked in all), joined and connected in %.0fs\n", r.Members, r.Placements, r.Bindings, r.JoinSeconds)
 	fmt.Fprintf(w, "  hub: max RSS %.0f MiB, CPU %.1fs over the run, %.2fs a minute in the steady window\n", float64(r.HubRSSBytes)/(1<<20), r.HubCPUSeconds, r.HubCPUSecondsPerMinuteSteady)
+	fmt.Fprintf(w, "  hub settled (work queues empty) %.0fs after the warm-up\n", r.SettleSeconds)
 	fmt.Fprintf(w, "  steady window %.0fs: MemberCluster writes a minute %.2f; API writes a minute by resource:\n", r.SteadySeconds, r.MemberClusterWritesPerMinute)
 	keys := make([]string, 0, len(r.APIWritesPerMinute))
 	for k := range r.APIWritesPerMinute {
@@ -410,13 +414,14 @@ func run(ctx context.Context, o options, log io.Writer) (_ *report, err error) {
 	r.Bindings = s.tracker.bindings()
 	done()
 
-	if o.warmup > 0 {
-		done = s.stepf("warming up for %s", o.warmup)
-		if err := sleep(ctx, o.warmup); err != nil {
-			return nil, err
-		}
-		done()
+	done = s.stepf("warming up for %s, then until the hub's work queues are empty", o.warmup)
+	if err := sleep(ctx, o.warmup); err != nil {
+		return nil, err
 	}
+	if r.SettleSeconds, err = s.hub.settle(ctx, o.settleTimeout); err != nil {
+		return nil, err
+	}
+	done()
 	done = s.stepf("steady window of %s: counting API writes", o.duration)
 	rc := s.kube.Discovery().RESTClient()
 	before, err := writeCounts(ctx, rc)
