@@ -238,12 +238,12 @@ type churnReport struct {
 }
 
 type badReport struct {
-	Members            int   `json:"members"`
-	Closed             int   `json:"closed"`
-	OthersDropped      int64 `json:"othersDropped"`
-	OthersStillSynced  int   `json:"othersStillSynced"`
-	OthersInTheFleet   int   `json:"othersInTheFleet"`
-	SecondsUntilClosed float64
+	Members            int     `json:"members"`
+	Closed             int     `json:"closed"`
+	OthersDropped      int64   `json:"othersDropped"`
+	OthersStillSynced  int     `json:"othersStillSynced"`
+	OthersInTheFleet   int     `json:"othersInTheFleet"`
+	SecondsUntilClosed float64 `json:"secondsUntilClosed"`
 }
 
 func (r *report) print(w io.Writer) {
