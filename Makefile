@@ -105,6 +105,14 @@ LATENCY_N ?= 20
 bench-latency: tools ## Measure placement and edit latency on a kwok fleet (tools/latency; reports, never fails on numbers).
 	$(GO) run ./tools/latency --n $(LATENCY_N)
 
+FLEETSIM_MEMBERS ?= 100
+FLEETSIM_PLACEMENTS ?= 20
+FLEETSIM_DURATION ?= 1m
+
+.PHONY: fleetsim
+fleetsim: tools ## Simulate FLEETSIM_MEMBERS members against a real hub and report its cost (tools/fleetsim; reports, never fails on numbers).
+	$(GO) run ./tools/fleetsim --members $(FLEETSIM_MEMBERS) --placements $(FLEETSIM_PLACEMENTS) --duration $(FLEETSIM_DURATION) --kill 1 --churn 6 --bad-members 1
+
 .PHONY: test
 test: tools verify unit fuzz e2e e2e-kind-smoke ## Everything CI runs: verify, unit, envtest, a short fuzz run, e2e on kwok and the kind smoke suite.
 

@@ -124,7 +124,7 @@ func countEstablished(fdTargets []string, tables, port string) (int, error) {
 }
 
 // Heartbeats live in the hub's memory: over a minute of heartbeats the hub
-// writes a MemberCluster only at the coarse refresh interval.
+// writes a MemberCluster only when a property moves beyond its threshold.
 func TestSteadyHeartbeatsDoNotWriteMemberClusterEachTime(t *testing.T) {
 	ctx := context.Background()
 	hub := hubClient(t)
@@ -158,8 +158,9 @@ loop:
 		}
 	}
 	heartbeats := int(window / period)
-	// The e2e hub refreshes status every 20s: at most 3 refreshes in a minute,
-	// plus one for the membership controller's labels at worst.
+	// The hub writes status on changes only: the member's available resources
+	// may move while other tests place workloads on it, and the membership
+	// controller may write its labels once.
 	t.Logf("%d MemberCluster updates during %s of heartbeats every %s (%d heartbeats)", updates, window, period, heartbeats)
 	if updates > 4 || updates >= heartbeats {
 		t.Fatalf("the hub wrote member-1 %d times in %s with a heartbeat every %s: status must not be written per heartbeat", updates, window, period)

@@ -46,9 +46,9 @@ func runSuite(m *testing.M) int {
 			"member-2": {"env": "dev", "zone": "zone-b"},
 			"member-3": {"env": "prod", "zone": "zone-b"},
 		},
-		// Status refreshes every 20s; transitions are written at once. A placement
-		// that does not tolerate a lost cluster leaves it after 5s (default 60s).
-		HubArgs: []string{"--status-refresh-interval", "20s", "--default-toleration", "5s", "--work-cleanup-timeout", "60s",
+		// A placement that does not tolerate a lost cluster leaves it after 5s
+		// (default 60s).
+		HubArgs: []string{"--default-toleration", "5s", "--work-cleanup-timeout", "60s",
 			// A replica that dies is noticed within 6s (faults_test.go).
 			"--replica-lease-duration", "6s"},
 		// Agents reach the hub through the tunnel balancer, which the fault

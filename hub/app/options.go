@@ -35,9 +35,6 @@ type Options struct {
 	LeaderElect bool
 	// LeaderElectionLeaseDuration is how long a leader's lease lasts. Default: 15s.
 	LeaderElectionLeaseDuration time.Duration
-	// StatusRefreshInterval is how often a connected member's lastHeartbeatTime and
-	// properties are written; transitions are written at once. Default: 30s.
-	StatusRefreshInterval time.Duration
 	// HeartbeatMisses is how many heartbeat periods without a heartbeat make a
 	// member's agent disconnected. Default: 3.
 	HeartbeatMisses int
@@ -121,7 +118,6 @@ func NewOptions() *Options {
 		LeaderElect:                 true,
 		LeaderElectionLeaseDuration: 15 * time.Second,
 		APIServerTimeout:            30 * time.Second,
-		StatusRefreshInterval:       30 * time.Second,
 		HeartbeatMisses:             3,
 		DefaultTolerationSeconds:    60 * time.Second,
 		EvictionGracefulTimeout:     5 * time.Minute,
@@ -159,7 +155,6 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.TunnelAdvertiseAddress, "tunnel-advertise-address", o.TunnelAdvertiseAddress, "host:port agents are told to dial in join commands (default: derived from --tunnel-bind-address).")
 	fs.BoolVar(&o.LeaderElect, "leader-elect", o.LeaderElect, "Run the controllers in one replica at a time.")
 	fs.DurationVar(&o.LeaderElectionLeaseDuration, "leader-election-lease-duration", o.LeaderElectionLeaseDuration, "Duration of the leader's lease.")
-	fs.DurationVar(&o.StatusRefreshInterval, "status-refresh-interval", o.StatusRefreshInterval, "How often a connected member's last-heartbeat time and properties are written (transitions are written at once).")
 	fs.IntVar(&o.HeartbeatMisses, "heartbeat-misses", o.HeartbeatMisses, "Heartbeat periods without a heartbeat after which a member's agent counts as disconnected.")
 	fs.DurationVar(&o.DefaultTolerationSeconds, "default-toleration", o.DefaultTolerationSeconds, "How long a placement stays on a cluster with a NoExecute taint it does not tolerate (e.g. unreachable) before it is moved.")
 	fs.DurationVar(&o.EvictionGracefulTimeout, "eviction-graceful-timeout", o.EvictionGracefulTimeout, "How long an evicted placement's resources stay while their replacement is not available yet.")
@@ -212,9 +207,6 @@ func (o *Options) Validate() error {
 	}
 	if o.LeaderElectionLeaseDuration < 2*time.Second {
 		return fmt.Errorf("--leader-election-lease-duration must be at least 2s, got %s", o.LeaderElectionLeaseDuration)
-	}
-	if o.StatusRefreshInterval < time.Second {
-		return fmt.Errorf("--status-refresh-interval must be at least 1s, got %s", o.StatusRefreshInterval)
 	}
 	if o.HeartbeatMisses < 1 {
 		return fmt.Errorf("--heartbeat-misses must be at least 1, got %d", o.HeartbeatMisses)

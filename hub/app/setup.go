@@ -62,12 +62,11 @@ func setupHub(_ context.Context, mgr ctrl.Manager, opts *Options) error {
 	}
 	upsyncHandler := &upsync.Handler{Client: direct, Dynamic: dyn, Mapper: mgr.GetRESTMapper(), Log: mgr.GetLogger().WithName("upsync")}
 	tunnels, err := tunnelserver.New(tunnelserver.Options{
-		Namespace:             opts.Namespace,
-		ReplicaName:           opts.ReplicaName,
-		BindAddress:           opts.TunnelBindAddress,
-		AdvertiseAddress:      opts.TunnelAdvertiseAddress,
-		StatusRefreshInterval: opts.StatusRefreshInterval,
-		HeartbeatMisses:       opts.HeartbeatMisses,
+		Namespace:        opts.Namespace,
+		ReplicaName:      opts.ReplicaName,
+		BindAddress:      opts.TunnelBindAddress,
+		AdvertiseAddress: opts.TunnelAdvertiseAddress,
+		HeartbeatMisses:  opts.HeartbeatMisses,
 		// Security and high availability.
 		MemberCertificateLifetime:  opts.MemberCertificateLifetime,
 		ServingCertificateLifetime: opts.ServingCertificateLifetime,

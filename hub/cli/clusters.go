@@ -10,11 +10,13 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
+	"github.com/flotilla-io/flotilla/hub/replica"
 	"github.com/flotilla-io/flotilla/pkg/conditions"
 )
 
@@ -71,6 +73,7 @@ func printClusters(ctx context.Context, c client.Client, sel labels.Selector, ou
 		}
 		held[b.Cluster][b.Placement] = true
 	}
+	leases := replicaLeases(ctx, c)
 	sort.Slice(list.Items, func(i, j int) bool { return list.Items[i].Name < list.Items[j].Name })
 	// The tabwriter counts colour codes as text: every STATE cell, the header's
 	// too, carries codes of the same length (default colour for the header).
@@ -88,10 +91,7 @@ func printClusters(ctx context.Context, c client.Client, sel labels.Selector, ou
 			taints = strings.Join(ts, ",")
 		}
 		agent := orNone(mc.Status.AgentVersion)
-		seen := "<never>"
-		if mc.Status.LastHeartbeatTime != nil {
-			seen = age(now, *mc.Status.LastHeartbeatTime)
-		}
+		seen := lastSeen(mc, leases, now)
 		cell := pad(state, len("DISCONNECTED"))
 		if good {
 			cell = p.good(cell)
@@ -101,6 +101,39 @@ func printClusters(ctx context.Context, c client.Client, sel labels.Selector, ou
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\n", mc.Name, cell, taints, agent, seen, len(held[mc.Name]))
 	}
 	return tw.Flush()
+}
+
+// replicaLeases returns the hub replicas' Leases by replica. A user who may not
+// read Leases gets none: LAST-SEEN then shows the recorded heartbeat's age.
+func replicaLeases(ctx context.Context, c client.Client) map[string]*coordinationv1.Lease {
+	list := &coordinationv1.LeaseList{}
+	if err := c.List(ctx, list, client.MatchingLabels{replica.LabelHubReplica: "true"}); err != nil {
+		return nil
+	}
+	out := make(map[string]*coordinationv1.Lease, len(list.Items))
+	for i := range list.Items {
+		if h := list.Items[i].Spec.HolderIdentity; h != nil {
+			out[*h] = &list.Items[i]
+		}
+	}
+	return out
+}
+
+// lastSeen says when the hub last heard from a member. The hub keeps
+// heartbeats in memory and records one in status only on a transition or a
+// change, so a connected member whose session a replica with a live Lease
+// holds is "live" (that replica ends sessions after missed heartbeats);
+// otherwise it is the age of the heartbeat recorded last.
+func lastSeen(mc *clusterv1beta1.MemberCluster, leases map[string]*coordinationv1.Lease, now time.Time) string {
+	if as := mc.Status.AgentSession; as != nil && conditions.IsTrue(mc.Status.Conditions, clusterv1beta1.ConditionAgentConnected) {
+		if l := leases[as.HubReplica]; l != nil && !replica.Expired(l, now) {
+			return "live"
+		}
+	}
+	if mc.Status.LastHeartbeatTime == nil {
+		return "<never>"
+	}
+	return age(now, *mc.Status.LastHeartbeatTime)
 }
 
 // clusterState sums a member's conditions up in one word, and whether it is good.

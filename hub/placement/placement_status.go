@@ -54,8 +54,14 @@ func (r *Reconciler) updateStatus(ctx context.Context, s *scope, before *placeme
 	if equality.Semantic.DeepEqual(before.Status, crp.Status) {
 		return nil
 	}
-	// The placement controller is the only writer of a placement's status.
-	if err := r.Client.Status().Patch(ctx, crp, client.MergeFrom(before), client.FieldOwner(pipeline.ManagerPlacement)); err != nil {
+	// The placement controller is the only writer of a placement's status. The
+	// patch is computed against the cached object, which may be older than the
+	// status this controller wrote last: without the resourceVersion
+	// precondition a merge patch from a stale base leaves fields that the base
+	// and the new status share as the server holds them (conditions of one
+	// computation beside per-cluster statuses of another). A conflict is
+	// retried with a fresher cache.
+	if err := r.Client.Status().Patch(ctx, crp, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{}), client.FieldOwner(pipeline.ManagerPlacement)); err != nil {
 		return fmt.Errorf("failed to update status: %w", err)
 	}
 	r.observeAvailable(before, crp)

@@ -53,9 +53,6 @@ type Options struct {
 	AdvertiseAddress string
 	// ExtraSANs are more host names or IPs for the serving certificate.
 	ExtraSANs []string
-	// StatusRefreshInterval is how often a connected member's lastHeartbeatTime
-	// and properties are written; transitions are written at once. Default: 30s.
-	StatusRefreshInterval time.Duration
 	// HeartbeatMisses is how many heartbeat periods without a heartbeat make a
 	// member disconnected. Default: 3.
 	HeartbeatMisses int
@@ -122,9 +119,6 @@ var _ interface{ NeedLeaderElection() bool } = (*Server)(nil)
 func New(opts Options, reader client.Reader, direct client.Client, c ctrlcache.Cache, reg prometheus.Registerer, recorder events.EventRecorder, log logr.Logger) (*Server, error) {
 	if opts.AdvertiseAddress == "" {
 		opts.AdvertiseAddress = opts.BindAddress
-	}
-	if opts.StatusRefreshInterval == 0 {
-		opts.StatusRefreshInterval = 30 * time.Second
 	}
 	if opts.HeartbeatMisses == 0 {
 		opts.HeartbeatMisses = 3

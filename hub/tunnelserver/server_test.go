@@ -51,7 +51,7 @@ func startServer(t *testing.T) string {
 }
 
 // startServerWith runs a tunnel server with opts (namespace, replica "test",
-// address and a long refresh interval filled in) and returns its address.
+// and address filled in) and returns its address.
 func startServerWith(t *testing.T, opts Options) string {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -64,9 +64,6 @@ func startServerWith(t *testing.T, opts Options) string {
 		opts.Namespace, opts.BindAddress = clusterv1beta1.HubNamespace, addr
 		if opts.ReplicaName == "" {
 			opts.ReplicaName = "test"
-		}
-		if opts.StatusRefreshInterval == 0 {
-			opts.StatusRefreshInterval = time.Hour
 		}
 		srv, err := New(opts, mgr.GetClient(), env.Client, mgr.GetCache(), prometheus.NewRegistry(), mgr.GetEventRecorder("tunnel"), ctrl.Log.WithName("tunnel"))
 		if err != nil {
@@ -184,12 +181,23 @@ func member(t *testing.T, name string) *clusterv1beta1.MemberCluster {
 	return mc
 }
 
-func heartbeat(t *testing.T, s *tunnel.ClientSession, seq uint64) {
-	t.Helper()
-	if err := s.Control().Send(tunnel.Heartbeat{Sequence: seq, SentAt: time.Now(), Properties: tunnel.ClusterProperties{
+// steadyProperties are what heartbeat reports.
+func steadyProperties() tunnel.ClusterProperties {
+	return tunnel.ClusterProperties{
 		NodeCount: 2, KubernetesVersion: "v1.37.1", APIServerHealthy: true,
 		Allocatable: map[string]string{"cpu": "8", "memory": "32Gi"}, Available: map[string]string{"cpu": "6", "memory": "30Gi"},
-	}}); err != nil {
+	}
+}
+
+func heartbeat(t *testing.T, s *tunnel.ClientSession, seq uint64) {
+	t.Helper()
+	heartbeatWith(t, s, seq, steadyProperties())
+}
+
+// heartbeatWith sends a heartbeat with props and waits for its ack.
+func heartbeatWith(t *testing.T, s *tunnel.ClientSession, seq uint64, props tunnel.ClusterProperties) {
+	t.Helper()
+	if err := s.Control().Send(tunnel.Heartbeat{Sequence: seq, SentAt: time.Now(), Properties: props}); err != nil {
 		t.Fatal(err)
 	}
 	m, err := s.Control().Recv()

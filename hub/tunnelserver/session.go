@@ -26,7 +26,9 @@ import (
 )
 
 // memberSession is one member's live tunnel on this replica. Heartbeats are kept
-// here, in memory; MemberCluster status is written from it on transitions.
+// here, in memory (liveness is this session plus the replica's Lease);
+// MemberCluster status is written from it only on transitions and when a
+// property moves beyond its threshold (propertiesChanged), never on a timer.
 type memberSession struct {
 	name   string
 	sess   *tunnel.ServerSession
@@ -45,9 +47,13 @@ type memberSession struct {
 	lastHeartbeat time.Time
 	props         tunnel.ClusterProperties
 	haveProps     bool
-	endReason     string // why the session ended (set by whoever ends it)
-	pending       map[string]struct{}
-	changed       chan struct{}
+	// written are the properties last written to the member's status (valid
+	// when haveWritten).
+	written     tunnel.ClusterProperties
+	haveWritten bool
+	endReason   string // why the session ended (set by whoever ends it)
+	pending     map[string]struct{}
+	changed     chan struct{}
 }
 
 func (ms *memberSession) markChanged(work string) {
@@ -198,8 +204,6 @@ func (s *Server) controlLoop(ctx context.Context, ms *memberSession) error {
 			s.metrics.heartbeats.Inc()
 			known := propertiesKnown(msg.Properties)
 			ms.mu.Lock()
-			first := known && !ms.haveProps
-			healthChanged := known && ms.haveProps && ms.props.APIServerHealthy != msg.Properties.APIServerHealthy
 			ms.lastHeartbeat = s.now()
 			if known {
 				// Until the agent has collected its properties, health
@@ -207,15 +211,25 @@ func (s *Server) controlLoop(ctx context.Context, ms *memberSession) error {
 				ms.props = msg.Properties
 				ms.haveProps = true
 			}
+			cause := ""
+			switch {
+			case !known:
+			case !ms.haveWritten:
+				cause = "first-heartbeat"
+			default:
+				if changed, what := propertiesChanged(ms.written, msg.Properties); changed {
+					cause = "property-change"
+					if what == "health" {
+						cause = "health"
+					}
+				}
+			}
 			ms.mu.Unlock()
 			if err := ms.sess.Control().Send(tunnel.HeartbeatAck{Sequence: msg.Sequence}); err != nil {
 				return err
 			}
-			switch {
-			case first:
-				s.writeProperties(ctx, ms, "first-heartbeat")
-			case healthChanged:
-				s.writeProperties(ctx, ms, "health")
+			if cause != "" {
+				s.writeProperties(ctx, ms, cause)
 			}
 		case tunnel.Goodbye:
 			ms.end("agent said goodbye: " + msg.Reason)
@@ -226,12 +240,11 @@ func (s *Server) controlLoop(ctx context.Context, ms *memberSession) error {
 	}
 }
 
-// watchdog ends a session whose heartbeats stopped and refreshes the member's
-// status at the coarse interval.
+// watchdog ends a session whose heartbeats stopped. It writes nothing while
+// heartbeats come: liveness is kept in memory.
 func (s *Server) watchdog(ctx context.Context, ms *memberSession) error {
 	tick := time.NewTicker(ms.period / 2)
 	defer tick.Stop()
-	lastRefresh := s.now()
 	for {
 		select {
 		case <-ctx.Done():
@@ -246,13 +259,6 @@ func (s *Server) watchdog(ctx context.Context, ms *memberSession) error {
 		if overdue, why := heartbeatOverdue(last, s.now(), ms.period, s.opts.HeartbeatMisses); overdue {
 			ms.end(why)
 			return nil
-		}
-		ms.mu.Lock()
-		have := ms.haveProps
-		ms.mu.Unlock()
-		if have && s.now().Sub(lastRefresh) >= s.opts.StatusRefreshInterval {
-			lastRefresh = s.now()
-			s.writeProperties(ctx, ms, "refresh")
 		}
 	}
 }

@@ -24,9 +24,9 @@ import (
 // anything changed, counting the write by cause. guard decides, on the object
 // read (and again on every retry after a conflict), whether this replica may
 // write at all; optimistic locking makes the check and the write atomic. It
-// returns the written object (nil when nothing was written) and whether the
-// guard held.
-func (s *Server) updateMember(ctx context.Context, name, cause string, guard func(mc *clusterv1beta1.MemberCluster) bool, mutate func(mc *clusterv1beta1.MemberCluster)) (*clusterv1beta1.MemberCluster, bool) {
+// returns the written object (nil when nothing was written), whether the
+// guard held, and the error that kept it from writing (logged here).
+func (s *Server) updateMember(ctx context.Context, name, cause string, guard func(mc *clusterv1beta1.MemberCluster) bool, mutate func(mc *clusterv1beta1.MemberCluster)) (*clusterv1beta1.MemberCluster, bool, error) {
 	var written *clusterv1beta1.MemberCluster
 	held := true
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
@@ -53,7 +53,7 @@ func (s *Server) updateMember(ctx context.Context, name, cause string, guard fun
 	if err != nil && !apierrors.IsNotFound(err) {
 		s.log.Error(err, "failed to update member status", "member", name, "cause", cause)
 	}
-	return written, held
+	return written, held, err
 }
 
 // holds is the guard of the writes a session makes while it lasts: the
@@ -80,7 +80,7 @@ func (s *Server) writeConnected(ctx context.Context, ms *memberSession) {
 		as := mc.Status.AgentSession
 		return as == nil || as.Generation <= ms.generation
 	}
-	mc, held := s.updateMember(ctx, ms.name, "connected", newest, func(mc *clusterv1beta1.MemberCluster) {
+	mc, held, _ := s.updateMember(ctx, ms.name, "connected", newest, func(mc *clusterv1beta1.MemberCluster) {
 		conditions.Set(&mc.Status.Conditions, clusterv1beta1.ConditionAgentConnected, metav1.ConditionTrue, clusterv1beta1.ReasonAgentConnected,
 			fmt.Sprintf("tunnel to hub replica %s since %s", s.opts.ReplicaName, ms.since.UTC().Format(time.RFC3339)), mc.Generation)
 		mc.Status.AgentSession = &clusterv1beta1.AgentSession{HubReplica: s.opts.ReplicaName, ConnectedSince: &since, Generation: ms.generation}
@@ -113,7 +113,7 @@ func (s *Server) writeDisconnected(ctx context.Context, ms *memberSession, why s
 	}
 	// A replica that no longer holds the member's session writes nothing: the
 	// member may be connected to another replica by now.
-	mc, _ := s.updateMember(ctx, ms.name, "disconnected", s.holds(ms), func(mc *clusterv1beta1.MemberCluster) {
+	mc, _, _ := s.updateMember(ctx, ms.name, "disconnected", s.holds(ms), func(mc *clusterv1beta1.MemberCluster) {
 		conditions.Set(&mc.Status.Conditions, clusterv1beta1.ConditionAgentConnected, metav1.ConditionFalse, reason,
 			fmt.Sprintf("%s; last heartbeat %s", why, last.UTC().Format(time.RFC3339)), mc.Generation)
 		conditions.Set(&mc.Status.Conditions, clusterv1beta1.ConditionHealthy, metav1.ConditionUnknown, clusterv1beta1.ReasonHealthUnknown,
@@ -135,7 +135,8 @@ func (s *Server) writeProperties(ctx context.Context, ms *memberSession, cause s
 	ms.mu.Unlock()
 	now := metav1.NewTime(last)
 	wasHealthy := ""
-	mc, held := s.updateMember(ctx, ms.name, cause, s.holds(ms), func(mc *clusterv1beta1.MemberCluster) {
+	mc, held, err := s.updateMember(ctx, ms.name, cause, s.holds(ms), func(mc *clusterv1beta1.MemberCluster) {
+		before := mc.Status.DeepCopy()
 		if c := conditions.Get(mc.Status.Conditions, clusterv1beta1.ConditionHealthy); c != nil {
 			wasHealthy = string(c.Status)
 		}
@@ -151,12 +152,24 @@ func (s *Server) writeProperties(ctx context.Context, ms *memberSession, cause s
 		}
 		mc.Status.KubernetesVersion = props.KubernetesVersion
 		mc.Status.Provider = props.Provider
-		mc.Status.LastHeartbeatTime = &now
 		setProperties(mc, props, now)
+		// A status that already holds these values (a member reconnecting)
+		// is not written again.
+		if !equality.Semantic.DeepEqual(*before, mc.Status) {
+			mc.Status.LastHeartbeatTime = &now
+		}
 	})
 	if !held {
 		s.lost(ms, "the member's status names another session")
 		return
+	}
+	if err == nil {
+		// Written, or the status already held these values: later heartbeats
+		// are compared with them. After a failure the next heartbeat tries
+		// again.
+		ms.mu.Lock()
+		ms.written, ms.haveWritten = props, true
+		ms.mu.Unlock()
 	}
 	if c := conditionOf(mc, clusterv1beta1.ConditionHealthy); c != nil && string(c.Status) != wasHealthy {
 		eventType := corev1.EventTypeNormal
@@ -174,8 +187,10 @@ func conditionOf(mc *clusterv1beta1.MemberCluster, t string) *metav1.Condition {
 	return conditions.Get(mc.Status.Conditions, t)
 }
 
-// setProperties writes the reported properties; observation times move only
-// with the coarse refresh, so an unchanged value costs nothing between writes.
+// setProperties writes the reported properties. Their observation times are
+// when they were written: later heartbeats within the thresholds of
+// propertiesChanged leave them (and the status) alone, and a value the status
+// already holds keeps its time.
 func setProperties(mc *clusterv1beta1.MemberCluster, props tunnel.ClusterProperties, now metav1.Time) {
 	values := map[string]string{clusterv1beta1.PropertyNodeCount: strconv.Itoa(props.NodeCount)}
 	if props.KubernetesVersion != "" {
@@ -204,9 +219,17 @@ func setProperties(mc *clusterv1beta1.MemberCluster, props tunnel.ClusterPropert
 	}
 	out := make(map[string]clusterv1beta1.PropertyValue, len(values))
 	for k, v := range values {
+		if old, ok := mc.Status.Properties[k]; ok && old.Value == v && old.ObservationTime != nil {
+			out[k] = old
+			continue
+		}
 		out[k] = clusterv1beta1.PropertyValue{Value: v, ObservationTime: &now}
 	}
 	mc.Status.Properties = out
+	if old := mc.Status.ResourceUsage; old.ObservationTime != nil && equality.Semantic.DeepEqual(old.Capacity, usage.Capacity) &&
+		equality.Semantic.DeepEqual(old.Allocatable, usage.Allocatable) && equality.Semantic.DeepEqual(old.Available, usage.Available) {
+		usage.ObservationTime = old.ObservationTime
+	}
 	mc.Status.ResourceUsage = usage
 }
 

@@ -34,7 +34,7 @@ import (
 // +kubebuilder:printcolumn:name="NODES",type=string,JSONPath=`.status.properties.flotilla\.io/node-count.value`,description="Number of nodes reported by the agent"
 // +kubebuilder:printcolumn:name="AVAILABLE-CPU",type=string,JSONPath=`.status.resourceUsage.available.cpu`,description="CPU available for new workloads"
 // +kubebuilder:printcolumn:name="AVAILABLE-MEMORY",type=string,JSONPath=`.status.resourceUsage.available.memory`,description="Memory available for new workloads"
-// +kubebuilder:printcolumn:name="LAST-SEEN",type=date,JSONPath=`.status.lastHeartbeatTime`,description="When the hub last recorded a heartbeat"
+// +kubebuilder:printcolumn:name="LAST-RECORDED",type=date,JSONPath=`.status.lastHeartbeatTime`,description="The heartbeat the hub last recorded in status (on a connection, disconnection or change; a connected agent is live whatever its age)"
 // +kubebuilder:printcolumn:name="AGE",type=date,JSONPath=`.metadata.creationTimestamp`
 // +kubebuilder:validation:XValidation:rule="size(self.metadata.name) <= 47 && self.metadata.name.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?$')",message="name must be a DNS label (lower-case letters, digits and '-') of at most 47 characters, so that the namespace flotilla-member-<name> is valid"
 type MemberCluster struct {
@@ -141,8 +141,14 @@ type MemberClusterStatus struct {
 	// +optional
 	Provider string `json:"provider,omitempty"`
 
-	// LastHeartbeatTime is when the hub last recorded a heartbeat from the agent. It is
-	// refreshed coarsely, not on every heartbeat, to keep writes to the hub low.
+	// LastHeartbeatTime is the time of the heartbeat the hub last recorded in
+	// this status: at a connection, a disconnection (the last heartbeat
+	// received), or when health or a property changed beyond its threshold.
+	// It is not refreshed while nothing changes, so its age says nothing about
+	// a connected agent: while AgentConnected is True the hub replica named in
+	// agentSession holds a live session (it ends one after heartbeatMisses
+	// missed heartbeats) and renews its Lease, and the leader records the
+	// members of a replica whose Lease expired as disconnected.
 	// +optional
 	LastHeartbeatTime *metav1.Time `json:"lastHeartbeatTime,omitempty"`
 
@@ -171,7 +177,10 @@ type PropertyValue struct {
 	// +required
 	Value string `json:"value"`
 
-	// ObservationTime is when the agent observed the value.
+	// ObservationTime is when the hub recorded the value. The hub writes a
+	// value again only when it changes beyond its threshold (counts and names:
+	// any change; resource quantities: more than 5%), so while the agent is
+	// connected the value is current within that threshold, whatever its age.
 	// +optional
 	ObservationTime *metav1.Time `json:"observationTime,omitempty"`
 }
@@ -190,7 +199,8 @@ type ResourceUsage struct {
 	// +optional
 	Available corev1.ResourceList `json:"available,omitempty"`
 
-	// ObservationTime is when the agent computed the usage.
+	// ObservationTime is when the hub recorded the usage; it is written again
+	// when a quantity moves by more than 5% (see Properties' ObservationTime).
 	// +optional
 	ObservationTime *metav1.Time `json:"observationTime,omitempty"`
 }

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Impossible combinations are refused with one line naming the flag.
+func TestImpossibleFlagsAreRefused(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--members", "0"}, "--members must be at least 1"},
+		{[]string{"--members", "10", "--kill", "8"}, "--kill 8 leaves 2 members, fewer than --pick-n 3"},
+		{[]string{"--members", "10", "--placements", "1", "--kill", "1"}, "--kill 1 needs PickN placements"},
+		{[]string{"--members", "2", "--placements", "4"}, "--pick-n 3 is more than the 2 members"},
+		{[]string{"--duration", "1s"}, "--duration must be at least 10s"},
+		{[]string{"--members", "1", "--placements", "0", "--churn", "100"}, "--churn 100 a minute cuts each of the 1 members"},
+		{[]string{"--bad-members", "-1"}, "must not be negative"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			cmd := newCommand(&out, &errOut)
+			cmd.SetArgs(tc.args)
+			err := cmd.ExecuteContext(context.Background())
+			if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("got %v, want one line containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestPerMinuteCountsMemberClusterWrites(t *testing.T) {
+	before := map[string]float64{"memberclusters/status": 10, "leases": 100, "works/status": 5}
+	after := map[string]float64{"memberclusters/status": 14, "memberclusters": 12, "leases": 160, "works/status": 5}
+	got, mc := perMinute(before, after, 2)
+	if mc != 8 || got["leases"] != 30 || got["memberclusters/status"] != 2 || got["memberclusters"] != 6 {
+		t.Fatalf("perMinute = %v, %v", got, mc)
+	}
+	if _, ok := got["works/status"]; ok {
+		t.Fatalf("a resource without writes is listed: %v", got)
+	}
+}
+
+func TestParseLabels(t *testing.T) {
+	got := parseLabels(`code="200",component="apiserver",group="cluster.flotilla.io",resource="memberclusters",scope="resource",subresource="status",verb="PUT",version="v1beta1"`)
+	if got["resource"] != "memberclusters" || got["subresource"] != "status" || got["verb"] != "PUT" {
+		t.Fatalf("parseLabels = %v", got)
+	}
+}
+
+// A small fleet end to end: a real API server, the hub binary, 5 members, 3
+// placements, a bad member, a kill and a hub restart. It checks that every
+// figure is reported and that an idle fleet writes no MemberCluster; the
+// figures themselves are not judged.
+func TestSmallFleet(t *testing.T) {
+	o := defaultOptions()
+	o.members, o.placements, o.duration, o.warmup = 5, 3, 10*time.Second, 2*time.Second
+	o.kill, o.badMembers = 1, 1
+	o.settleTimeout = 2 * time.Minute
+	if err := o.validate(); err != nil {
+		t.Fatal(err)
+	}
+	var log bytes.Buffer
+	r, err := run(context.Background(), o, &log)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	data, _ := json.Marshal(r)
+	t.Logf("%s", data)
+	switch {
+	case r.MemberClusterWritesPerMinute != 0:
+		t.Errorf("an idle fleet wrote MemberClusters %.1f times a minute: %v", r.MemberClusterWritesPerMinute, r.APIWritesPerMinute)
+	case r.PlacementAvailableSeconds == nil || r.PlacementAvailableSeconds.Count != 3:
+		t.Errorf("placement times: %+v", r.PlacementAvailableSeconds)
+	case r.FailoverSeconds == nil || r.FailoverSeconds.Count == 0:
+		t.Errorf("failover times: %+v", r.FailoverSeconds)
+	case r.ResyncSeconds == nil || r.ResyncReapplies == nil || *r.ResyncReapplies != 0:
+		t.Errorf("re-sync: %v seconds, %v Work sent again (want 0)", r.ResyncSeconds, r.ResyncReapplies)
+	case r.BadMembers == nil || r.BadMembers.Closed != 1 || r.BadMembers.OthersDropped != 0:
+		t.Errorf("bad members: %+v", r.BadMembers)
+	case r.HubRSSBytes == 0 || r.HubCPUSeconds == 0:
+		t.Errorf("hub usage not measured: %d bytes, %.1f s", r.HubRSSBytes, r.HubCPUSeconds)
+	}
+}
