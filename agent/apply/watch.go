@@ -190,15 +190,7 @@ func (w *watcher) watchBlockers(work string, refs []objectRef) {
 // startBlockerWatch runs an informer on one object and returns its stop channel.
 // The object's first appearance (the informer's initial list) is not a change.
 func (w *watcher) startBlockerWatch(work string, ref objectRef) chan struct{} {
-	name := ref.name
-	inf := dynamicinformer.NewFilteredDynamicInformer(w.dynamic, ref.gvr, ref.namespace, 0, cache.Indexers{},
-		func(o *metav1.ListOptions) { o.FieldSelector = "metadata.name=" + name }).Informer()
-	_ = inf.SetTransform(func(obj any) (any, error) {
-		if u, ok := obj.(*unstructured.Unstructured); ok {
-			u.SetManagedFields(nil)
-		}
-		return obj, nil
-	})
+	inf := informer.Object(w.dynamic, ref.gvr, ref.namespace, ref.name)
 	changed := func(any) { w.onChange(work) }
 	_, _ = inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc: func(obj any) {

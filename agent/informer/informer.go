@@ -11,6 +11,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
@@ -23,14 +24,26 @@ import (
 // labelSelector ("" for all). It never resyncs, and it drops managed fields,
 // which are large and never read from the cache.
 func Dynamic(client dynamic.Interface, gvr schema.GroupVersionResource, namespace, labelSelector string) cache.SharedIndexInformer {
+	return newInformer(client, gvr, namespace, func(o *metav1.ListOptions) { o.LabelSelector = labelSelector })
+}
+
+// Object returns an informer, not started, on the one object of resource gvr named
+// name in namespace ("" for a cluster-scoped resource), whatever its labels. It
+// never resyncs, and it drops managed fields.
+func Object(client dynamic.Interface, gvr schema.GroupVersionResource, namespace, name string) cache.SharedIndexInformer {
+	selector := fields.OneTermEqualSelector("metadata.name", name).String()
+	return newInformer(client, gvr, namespace, func(o *metav1.ListOptions) { o.FieldSelector = selector })
+}
+
+func newInformer(client dynamic.Interface, gvr schema.GroupVersionResource, namespace string, tweak func(*metav1.ListOptions)) cache.SharedIndexInformer {
 	res := client.Resource(gvr).Namespace(namespace)
 	inf := cache.NewSharedIndexInformer(&cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-			o.LabelSelector = labelSelector
+			tweak(&o)
 			return res.List(ctx, o)
 		},
 		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-			o.LabelSelector = labelSelector
+			tweak(&o)
 			return res.Watch(ctx, o)
 		},
 	}, &unstructured.Unstructured{}, 0, cache.Indexers{})
