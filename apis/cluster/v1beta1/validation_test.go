@@ -195,7 +195,7 @@ func TestMemberClusterStatusAndPrintColumns(t *testing.T) {
 		{Name: "NODES", Value: "3"},
 		{Name: "AVAILABLE-CPU", Value: "7500m"},
 		{Name: "AVAILABLE-MEMORY", Value: "16Gi"},
-		{Name: "LAST-SEEN", Value: testenv.AgeValue},
+		{Name: "LAST-RECORDED", Value: testenv.AgeValue},
 		{Name: "AGE", Value: testenv.AgeValue},
 	}
 	if diff := cmp.Diff(wantColumns, got); diff != "" {
