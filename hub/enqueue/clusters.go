@@ -2,6 +2,8 @@ package enqueue
 
 import (
 	"k8s.io/apimachinery/pkg/api/equality"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
@@ -110,4 +112,22 @@ func UsesProperty(policy *placementv1beta1.PlacementPolicy, names []string) bool
 		}
 	}
 	return false
+}
+
+// OverrideInputsChanged passes MemberCluster updates that can change which
+// override rules select the cluster and the values of override variables: its
+// labels and its property values. Creations and deletions do not pass.
+func OverrideInputsChanged() predicate.Predicate {
+	return predicate.Funcs{
+		CreateFunc: func(event.CreateEvent) bool { return false },
+		DeleteFunc: func(event.DeleteEvent) bool { return false },
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			o, ok1 := e.ObjectOld.(*clusterv1beta1.MemberCluster)
+			n, ok2 := e.ObjectNew.(*clusterv1beta1.MemberCluster)
+			if !ok1 || !ok2 {
+				return false
+			}
+			return !equality.Semantic.DeepEqual(o.Labels, n.Labels) || len(DiffCluster(o, n).Properties) > 0
+		},
+	}
 }

@@ -303,7 +303,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Watches(&placementv1beta1.ResourceOverrideSnapshot{}, handler.EnqueueRequestsFromMapFunc(r.placementsOfOverride)).
 		Watches(&clusterv1beta1.MemberCluster{}, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, o client.Object) []reconcile.Request {
 			return enqueue.PlacementsOnCluster(ctx, r.Client, o.GetName())
-		}), builder.WithPredicates(overrideInputsChanged())).
+		}), builder.WithPredicates(enqueue.OverrideInputsChanged())).
 		Complete(r)
 }
 
@@ -334,23 +334,6 @@ func (r *Reconciler) placementsOfOverride(ctx context.Context, o client.Object) 
 		out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Name: list.Items[i].Name}})
 	}
 	return out
-}
-
-// overrideInputsChanged passes MemberCluster updates that can change which
-// override rules select the cluster: labels and property values.
-func overrideInputsChanged() predicate.Predicate {
-	return predicate.Funcs{
-		CreateFunc: func(event.CreateEvent) bool { return false },
-		DeleteFunc: func(event.DeleteEvent) bool { return false },
-		UpdateFunc: func(e event.UpdateEvent) bool {
-			o, ok1 := e.ObjectOld.(*clusterv1beta1.MemberCluster)
-			n, ok2 := e.ObjectNew.(*clusterv1beta1.MemberCluster)
-			if !ok1 || !ok2 {
-				return false
-			}
-			return !equality.Semantic.DeepEqual(o.Labels, n.Labels) || len(enqueue.DiffCluster(o, n).Properties) > 0
-		},
-	}
 }
 
 // bindingProgressChanged passes binding events that can change a wave: anything

@@ -293,7 +293,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Watches(&placementv1beta1.ClusterResourcePlacement{}, handler.EnqueueRequestsFromMapFunc(r.bindingsOf),
 			builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
 		Watches(&clusterv1beta1.MemberCluster{}, handler.EnqueueRequestsFromMapFunc(r.bindingsOnCluster),
-			builder.WithPredicates(memberVariablesChanged())).
+			builder.WithPredicates(enqueue.OverrideInputsChanged())).
 		Complete(r)
 }
 
@@ -312,23 +312,6 @@ func (r *Reconciler) bindingsOnCluster(ctx context.Context, o client.Object) []r
 		}
 	}
 	return out
-}
-
-// memberVariablesChanged passes MemberCluster updates that change the values of
-// override variables: labels and property values.
-func memberVariablesChanged() predicate.Predicate {
-	return predicate.Funcs{
-		CreateFunc: func(event.CreateEvent) bool { return false },
-		DeleteFunc: func(event.DeleteEvent) bool { return false },
-		UpdateFunc: func(e event.UpdateEvent) bool {
-			o, ok1 := e.ObjectOld.(*clusterv1beta1.MemberCluster)
-			n, ok2 := e.ObjectNew.(*clusterv1beta1.MemberCluster)
-			if !ok1 || !ok2 {
-				return false
-			}
-			return !equality.Semantic.DeepEqual(o.Labels, n.Labels) || len(enqueue.DiffCluster(o, n).Properties) > 0
-		},
-	}
 }
 
 // bindingsOf maps a placement to its bindings.
