@@ -3,10 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"strings"
 	"testing"
-	"time"
 )
 
 // Impossible combinations are refused with one line naming the flag.
@@ -58,33 +56,3 @@ func TestParseLabels(t *testing.T) {
 // placements, a bad member, a kill and a hub restart. It checks that every
 // figure is reported and that an idle fleet writes no MemberCluster; the
 // figures themselves are not judged.
-func TestSmallFleet(t *testing.T) {
-	o := defaultOptions()
-	o.members, o.placements, o.duration, o.warmup = 5, 3, 10*time.Second, 2*time.Second
-	o.kill, o.badMembers = 1, 1
-	o.settleTimeout = 2 * time.Minute
-	if err := o.validate(); err != nil {
-		t.Fatal(err)
-	}
-	var log bytes.Buffer
-	r, err := run(context.Background(), o, &log)
-	if err != nil {
-		t.Fatalf("%v\n%s", err, log.String())
-	}
-	data, _ := json.Marshal(r)
-	t.Logf("%s", data)
-	switch {
-	case r.MemberClusterWritesPerMinute != 0:
-		t.Errorf("an idle fleet wrote MemberClusters %.1f times a minute: %v", r.MemberClusterWritesPerMinute, r.APIWritesPerMinute)
-	case r.PlacementAvailableSeconds == nil || r.PlacementAvailableSeconds.Count != 3:
-		t.Errorf("placement times: %+v", r.PlacementAvailableSeconds)
-	case r.FailoverSeconds == nil || r.FailoverSeconds.Count == 0:
-		t.Errorf("failover times: %+v", r.FailoverSeconds)
-	case r.ResyncSeconds == nil || r.ResyncReapplies == nil || *r.ResyncReapplies != 0:
-		t.Errorf("re-sync: %v seconds, %v Work sent again (want 0)", r.ResyncSeconds, r.ResyncReapplies)
-	case r.BadMembers == nil || r.BadMembers.Closed != 1 || r.BadMembers.OthersDropped != 0:
-		t.Errorf("bad members: %+v", r.BadMembers)
-	case r.HubRSSBytes == 0 || r.HubCPUSeconds == 0:
-		t.Errorf("hub usage not measured: %d bytes, %.1f s", r.HubRSSBytes, r.HubCPUSeconds)
-	}
-}
