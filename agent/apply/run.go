@@ -126,7 +126,12 @@ func (a *Applier) applyAll(ctx context.Context, s *scope) []result {
 			results[m.ordinal] = failed(why)
 			continue
 		}
-		r := a.applyManifest(ctx, s, m)
+		var r result
+		if createOnly(m) {
+			r = a.ensureExists(ctx, m)
+		} else {
+			r = a.applyManifest(ctx, s, m)
+		}
 		if r.applied == metav1.ConditionTrue && m.gvk.GroupKind() == namespaceGK {
 			if err := a.grant(ctx, m.obj.GetName()); err != nil {
 				r = failed(err.Error())
@@ -293,6 +298,11 @@ func (a *Applier) unchanged(ctx context.Context, s *scope) (results []result, ok
 			return nil, false
 		}
 		live, err := a.cachedGet(ctx, m)
+		if err == nil && live != nil && createOnly(m) {
+			// Never the Work's: it only has to exist.
+			results[i] = appliedResult(live)
+			continue
+		}
 		if err != nil || live == nil || live.GetAnnotations()[AnnotationWork] != s.work.Name || live.GetLabels()[LabelAppliedBy] != AppliedByAgent {
 			log.V(1).Info("An object of an unchanged Work is missing or no longer the Work's; applying again", "object", m.describe())
 			return nil, false

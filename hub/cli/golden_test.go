@@ -102,8 +102,12 @@ func scheduleWith(t *testing.T, placement string, policy *placementv1beta1.Place
 		}
 		bindings = append(bindings, b)
 	}
+	objs := make([]placementv1beta1.BindingObj, 0, len(bindings))
+	for i := range bindings {
+		objs = append(objs, &bindings[i])
+	}
 	res, err := plugins.NewFramework(framework.Options{}).RunCycle(ctx, framework.CycleInput{
-		PlacementName: placement, Policy: policy, Clusters: clusters.Items, Locations: locations.Items, Bindings: bindings, Now: time.Now(),
+		PlacementName: placement, Policy: policy, Clusters: clusters.Items, Locations: locations.Items, Bindings: objs, Now: time.Now(),
 	})
 	if err != nil {
 		t.Fatal(err)

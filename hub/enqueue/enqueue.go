@@ -12,18 +12,19 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
-	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
 	"github.com/flotilla-io/flotilla/hub/pipeline"
 )
 
 // PlacementOf maps an object labelled placement.flotilla.io/placement-name (a
-// snapshot, binding or Work of a ClusterResourcePlacement) to its placement.
+// snapshot, binding or Work of a placement) to its placement: a
+// ClusterResourcePlacement (a request without namespace), or a
+// ResourcePlacement when the object is labelled with its namespace too.
 func PlacementOf(_ context.Context, o client.Object) []reconcile.Request {
-	name := o.GetLabels()[placementv1beta1.LabelPlacementName]
-	if name == "" || o.GetLabels()[placementv1beta1.LabelPlacementNamespace] != "" {
+	key, ok := pipeline.OwnerKey(o)
+	if !ok {
 		return nil
 	}
-	return []reconcile.Request{{NamespacedName: types.NamespacedName{Name: name}}}
+	return []reconcile.Request{key.Request()}
 }
 
 // ByPlacementLabel enqueues the placement an object belongs to.
@@ -34,16 +35,16 @@ func ByPlacementLabel() handler.EventHandler {
 // PlacementsOnCluster returns the placements with a binding on cluster, looked
 // up through the binding index of hub/pipeline (a manager's cached client).
 func PlacementsOnCluster(ctx context.Context, c client.Reader, cluster string) []reconcile.Request {
-	list := &placementv1beta1.ClusterResourceBindingList{}
-	if err := c.List(ctx, list, client.MatchingFields{pipeline.IndexBindingCluster: cluster}); err != nil {
+	bindings, err := pipeline.ListBindingsOnCluster(ctx, c, cluster)
+	if err != nil {
 		return nil
 	}
-	seen := map[string]bool{}
+	seen := map[types.NamespacedName]bool{}
 	var out []reconcile.Request
-	for i := range list.Items {
-		for _, req := range PlacementOf(ctx, &list.Items[i]) {
-			if !seen[req.Name] {
-				seen[req.Name] = true
+	for _, b := range bindings {
+		for _, req := range PlacementOf(ctx, b) {
+			if !seen[req.NamespacedName] {
+				seen[req.NamespacedName] = true
 				out = append(out, req)
 			}
 		}

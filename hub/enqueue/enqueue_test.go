@@ -21,8 +21,9 @@ func TestPlacementOf(t *testing.T) {
 		{"a labelled object maps to its placement", map[string]string{placementv1beta1.LabelPlacementName: "web"},
 			[]reconcile.Request{{NamespacedName: types.NamespacedName{Name: "web"}}}},
 		{"an unlabelled object maps to nothing", nil, nil},
-		{"a namespaced placement's object is not a ClusterResourcePlacement's",
-			map[string]string{placementv1beta1.LabelPlacementName: "web", placementv1beta1.LabelPlacementNamespace: "team"}, nil},
+		{"a ResourcePlacement's object maps to that ResourcePlacement, not to the ClusterResourcePlacement of its name",
+			map[string]string{placementv1beta1.LabelPlacementName: "web", placementv1beta1.LabelPlacementNamespace: "team"},
+			[]reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: "team", Name: "web"}}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := &placementv1beta1.ClusterResourceBinding{ObjectMeta: metav1.ObjectMeta{Labels: tc.labels}}

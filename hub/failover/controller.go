@@ -51,19 +51,20 @@ type Reconciler struct {
 	Now func() time.Time
 	// IsOurs reports whether the built-in scheduler schedules the placement
 	// (others are left to their own scheduler). Default: every placement.
-	IsOurs func(*placementv1beta1.ClusterResourcePlacement) bool
+	IsOurs func(placementv1beta1.PlacementObj) bool
 }
 
 // Reconcile decides the evictions of one placement.
 func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (ctrl.Result, error) {
-	crp := &placementv1beta1.ClusterResourcePlacement{}
-	if err := r.Client.Get(ctx, req.NamespacedName, crp); err != nil {
+	key := pipeline.KeyFromRequest(req)
+	crp, err := pipeline.GetPlacement(ctx, r.Client, key)
+	if err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if !crp.DeletionTimestamp.IsZero() || (r.IsOurs != nil && !r.IsOurs(crp)) {
+	if !crp.GetDeletionTimestamp().IsZero() || (r.IsOurs != nil && !r.IsOurs(crp)) {
 		return ctrl.Result{}, nil
 	}
-	all, err := pipeline.ListBindings(ctx, r.Client, crp.Name)
+	all, err := pipeline.ListBindings(ctx, r.Client, key)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
@@ -74,33 +75,36 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (ctrl
 	now := r.now()
 	var clusters []clusterv1beta1.MemberCluster
 	bound := map[string]bool{}
-	values := make([]placementv1beta1.ClusterResourceBinding, 0, len(active))
 	for _, b := range active {
-		values = append(values, *b)
-		bound[b.Spec.TargetCluster] = true
+		cluster := b.GetBindingSpec().TargetCluster
+		bound[cluster] = true
 		mc := &clusterv1beta1.MemberCluster{}
-		if err := r.Client.Get(ctx, types.NamespacedName{Name: b.Spec.TargetCluster}, mc); err != nil {
+		if err := r.Client.Get(ctx, types.NamespacedName{Name: cluster}, mc); err != nil {
 			if apierrors.IsNotFound(err) {
 				continue
 			}
-			return ctrl.Result{}, fmt.Errorf("failed to get member cluster %s: %w", b.Spec.TargetCluster, err)
+			return ctrl.Result{}, fmt.Errorf("failed to get member cluster %s: %w", cluster, err)
 		}
 		clusters = append(clusters, *mc)
 	}
-	d := NoExecuteEvictions(crp.Spec.Policy, clusters, bound, now, r.DefaultTolerationSeconds)
+	policy := crp.GetPlacementSpec().Policy
+	d := NoExecuteEvictions(policy, clusters, bound, now, r.DefaultTolerationSeconds)
 	recheck := d.RecheckAfter
-	unavailable, rc := UnavailableEvictions(crp.Spec.Policy, clusters, values, now)
+	unavailable, rc := UnavailableEvictions(policy, clusters, active, now)
 	recheck = pipeline.Sooner(recheck, rc)
 	for c, ev := range unavailable {
 		if _, ok := d.Evict[c]; !ok {
 			d.Evict[c] = ev
 		}
 	}
-	sort.Slice(active, func(i, j int) bool { return active[i].Spec.TargetCluster < active[j].Spec.TargetCluster })
+	sort.Slice(active, func(i, j int) bool {
+		return active[i].GetBindingSpec().TargetCluster < active[j].GetBindingSpec().TargetCluster
+	})
 	var partition *string
 	for _, b := range active {
-		cluster := b.Spec.TargetCluster
-		own := pipeline.OwnConditions(b.Status.Conditions, placementv1beta1.ConditionEvictionRequested)
+		cluster := b.GetBindingSpec().TargetCluster
+		gen := b.GetGeneration()
+		own := pipeline.OwnConditions(b.GetBindingStatus().Conditions, placementv1beta1.ConditionEvictionRequested)
 		ev, evict := d.Evict[cluster]
 		switch {
 		case evict && pipeline.EvictionRequested(b) != nil:
@@ -115,7 +119,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (ctrl
 			}
 			if *partition != "" {
 				log.FromContext(ctx).Info("not evicting", "cluster", cluster, "reason", *partition)
-				conditions.Set(&own, placementv1beta1.ConditionEvictionRequested, metav1.ConditionFalse, placementv1beta1.ReasonKeptDespiteTaint, *partition, b.Generation)
+				conditions.Set(&own, placementv1beta1.ConditionEvictionRequested, metav1.ConditionFalse, placementv1beta1.ReasonKeptDespiteTaint, *partition, gen)
 				// The clusters coming back do not wake this placement: look again.
 				recheck = pipeline.Sooner(recheck, 10*time.Second)
 				break
@@ -128,7 +132,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (ctrl
 			if ev.Cause == "unavailable" {
 				reason = placementv1beta1.ReasonUnavailableTooLong
 			}
-			conditions.Set(&own, placementv1beta1.ConditionEvictionRequested, metav1.ConditionTrue, reason, ev.Reason, b.Generation)
+			conditions.Set(&own, placementv1beta1.ConditionEvictionRequested, metav1.ConditionTrue, reason, ev.Reason, gen)
 			cause := ev.Cause
 			if cause == "" {
 				cause = "taint"
@@ -136,7 +140,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (ctrl
 			eviction.CountEviction(cause)
 			r.event(crp, corev1.EventTypeWarning, placementv1beta1.ReasonEvicting, "evicting from %s: %s", cluster, ev.Reason)
 		case d.Kept[cluster] != "":
-			conditions.Set(&own, placementv1beta1.ConditionEvictionRequested, metav1.ConditionFalse, placementv1beta1.ReasonKeptDespiteTaint, d.Kept[cluster], b.Generation)
+			conditions.Set(&own, placementv1beta1.ConditionEvictionRequested, metav1.ConditionFalse, placementv1beta1.ReasonKeptDespiteTaint, d.Kept[cluster], gen)
 		default:
 			own = nil
 		}
@@ -188,7 +192,7 @@ func (r *Reconciler) now() time.Time {
 	return time.Now()
 }
 
-func (r *Reconciler) event(crp *placementv1beta1.ClusterResourcePlacement, eventType, reason, format string, args ...any) {
+func (r *Reconciler) event(crp placementv1beta1.PlacementObj, eventType, reason, format string, args ...any) {
 	if r.Recorder != nil {
 		r.Recorder.Eventf(crp, nil, eventType, reason, "Evict", format, args...)
 	}
@@ -203,20 +207,22 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Named("failover").
 		WithOptions(controller.Options{MaxConcurrentReconciles: max(r.Workers, 1)}).
 		For(&placementv1beta1.ClusterResourcePlacement{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		Watches(&placementv1beta1.ResourcePlacement{}, &handler.EnqueueRequestForObject{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Watches(&placementv1beta1.ClusterResourceBinding{}, enqueue.ByPlacementLabel(), builder.WithPredicates(bindingChanged())).
+		Watches(&placementv1beta1.ResourceBinding{}, enqueue.ByPlacementLabel(), builder.WithPredicates(bindingChanged())).
 		Watches(&clusterv1beta1.MemberCluster{}, r.clusterHandler()).
 		Complete(r)
 }
 
 func bindingChanged() predicate.Predicate {
 	return predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
-		o, ok1 := e.ObjectOld.(*placementv1beta1.ClusterResourceBinding)
-		n, ok2 := e.ObjectNew.(*placementv1beta1.ClusterResourceBinding)
+		o, ok1 := e.ObjectOld.(placementv1beta1.BindingObj)
+		n, ok2 := e.ObjectNew.(placementv1beta1.BindingObj)
 		if !ok1 || !ok2 {
 			return true
 		}
-		return o.Spec.State != n.Spec.State || !o.DeletionTimestamp.Equal(n.DeletionTimestamp) ||
-			pipeline.ConditionChanged(o.Status.Conditions, n.Status.Conditions, placementv1beta1.ConditionAvailable)
+		return o.GetBindingSpec().State != n.GetBindingSpec().State || !o.GetDeletionTimestamp().Equal(n.GetDeletionTimestamp()) ||
+			pipeline.ConditionChanged(o.GetBindingStatus().Conditions, n.GetBindingStatus().Conditions, placementv1beta1.ConditionAvailable)
 	}}
 }
 

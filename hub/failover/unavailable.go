@@ -16,7 +16,7 @@ import (
 // because its resources there have not been Available for
 // policy.unavailableEvictionSeconds while the cluster itself is connected and
 // healthy (a sick cluster is the taints' business), and when to look again.
-func UnavailableEvictions(policy *placementv1beta1.PlacementPolicy, clusters []clusterv1beta1.MemberCluster, bindings []placementv1beta1.ClusterResourceBinding, now time.Time) (map[string]TaintEviction, time.Duration) {
+func UnavailableEvictions(policy *placementv1beta1.PlacementPolicy, clusters []clusterv1beta1.MemberCluster, bindings []placementv1beta1.BindingObj, now time.Time) (map[string]TaintEviction, time.Duration) {
 	if policy == nil || policy.PlacementType != placementv1beta1.PickN || policy.UnavailableEvictionSeconds == nil {
 		return nil, 0
 	}
@@ -30,11 +30,11 @@ func UnavailableEvictions(policy *placementv1beta1.PlacementPolicy, clusters []c
 	out := map[string]TaintEviction{}
 	var recheck time.Duration
 	for _, b := range pipeline.ActiveBindings(bindings) {
-		cluster := b.Spec.TargetCluster
+		cluster := b.GetBindingSpec().TargetCluster
 		if !fine[cluster] {
 			continue
 		}
-		c := conditions.Get(b.Status.Conditions, placementv1beta1.ConditionAvailable)
+		c := conditions.Get(b.GetBindingStatus().Conditions, placementv1beta1.ConditionAvailable)
 		if c == nil || c.Status == metav1.ConditionTrue {
 			continue
 		}

@@ -47,7 +47,7 @@ func TestUnavailableEvictions(t *testing.T) {
 			healthy("m1", true), notAvailableFor(time.Hour), false, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, recheck := UnavailableEvictions(tc.policy, []clusterv1beta1.MemberCluster{tc.cluster}, []placementv1beta1.ClusterResourceBinding{tc.binding}, now)
+			got, recheck := UnavailableEvictions(tc.policy, []clusterv1beta1.MemberCluster{tc.cluster}, []placementv1beta1.BindingObj{&tc.binding}, now)
 			if _, evict := got["m1"]; evict != tc.wantEvict {
 				t.Errorf("evict = %v (%v), want %v", evict, got, tc.wantEvict)
 			}

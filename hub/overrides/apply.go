@@ -11,6 +11,7 @@ import (
 
 	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+	"github.com/flotilla-io/flotilla/hub/pipeline"
 	"github.com/flotilla-io/flotilla/hub/scheduler/framework"
 )
 
@@ -76,8 +77,18 @@ func (o *Override) Selects(obj *unstructured.Unstructured) bool {
 }
 
 // ForPlacement reports whether the override may apply to a placement's objects.
-func (o *Override) ForPlacement(placement string) bool {
-	return o.Placement == "" || o.Placement == placement
+// An override without placement.name may apply to any placement. A
+// ClusterResourceOverride's placement.name names a ClusterResourcePlacement; a
+// ResourceOverride's names a ClusterResourcePlacement, or a ResourcePlacement in
+// the override's own namespace.
+func (o *Override) ForPlacement(placement pipeline.PlacementKey) bool {
+	if o.Placement == "" {
+		return true
+	}
+	if o.Placement != placement.Name {
+		return false
+	}
+	return !placement.Namespaced() || o.Namespace == placement.Namespace
 }
 
 // SelectsCluster reports whether any rule of the override selects the cluster.
@@ -228,7 +239,7 @@ func describe(obj *unstructured.Unstructured) string {
 // cluster mc applies: limited to no placement or to this one, selecting at least
 // one of the objects, with a rule that selects the cluster. The result is sorted
 // (see Sort).
-func Applicable(overrides []Override, placement string, objects []*unstructured.Unstructured, mc *clusterv1beta1.MemberCluster) ([]Override, error) {
+func Applicable(overrides []Override, placement pipeline.PlacementKey, objects []*unstructured.Unstructured, mc *clusterv1beta1.MemberCluster) ([]Override, error) {
 	var out []Override
 	for i := range overrides {
 		o := &overrides[i]

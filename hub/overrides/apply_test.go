@@ -14,6 +14,7 @@ import (
 
 	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+	"github.com/flotilla-io/flotilla/hub/pipeline"
 )
 
 func member(name string, labels map[string]string) *clusterv1beta1.MemberCluster {
@@ -189,7 +190,7 @@ func TestApplicable(t *testing.T) {
 	forOther.Placement = "other"
 	notDev := ro("ro-c", deleteRule(onLabels(map[string]string{"env": "prod"})))
 	cro := Override{Snapshot: "cro-0", Name: "cro-0", Selectors: []placementv1beta1.OverrideResourceSelector{{Version: "v1", Kind: "Namespace", Name: "app"}}, Rules: []placementv1beta1.OverrideRule{deleteRule(nil)}}
-	got, err := Applicable([]Override{ro("ro-a", deleteRule(nil)), forOther, notDev, cro}, "web", objects, dev)
+	got, err := Applicable([]Override{ro("ro-a", deleteRule(nil)), forOther, notDev, cro}, pipeline.PlacementKey{Name: "web"}, objects, dev)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -47,14 +47,14 @@ func (w BindingRefs) Set(set map[string]any) {
 // selects the binding's cluster.
 type Planner struct {
 	reader    client.Reader
-	placement string
+	placement pipeline.PlacementKey
 	latest    []Override
 	objects   []*unstructured.Unstructured
 }
 
 // NewPlanner reads the latest override snapshots and, if there are any, the
 // objects of the resource snapshot set whose master is given.
-func NewPlanner(ctx context.Context, r client.Reader, placement string, master *placementv1beta1.ClusterResourceSnapshot) (*Planner, error) {
+func NewPlanner(ctx context.Context, r client.Reader, placement pipeline.PlacementKey, master placementv1beta1.ResourceSnapshotObj) (*Planner, error) {
 	p := &Planner{reader: r, placement: placement}
 	all, err := Latest(ctx, r)
 	if err != nil || len(all) == 0 {
@@ -77,7 +77,7 @@ func NewPlanner(ctx context.Context, r client.Reader, placement string, master *
 	for _, raw := range raws {
 		obj := &unstructured.Unstructured{}
 		if err := obj.UnmarshalJSON(raw); err != nil {
-			return nil, fmt.Errorf("failed to read a resource of snapshot %s: %w", master.Name, err)
+			return nil, fmt.Errorf("failed to read a resource of snapshot %s: %w", master.GetName(), err)
 		}
 		p.objects = append(p.objects, obj)
 	}

@@ -36,26 +36,19 @@ func IsActive(b placementv1beta1.BindingObj) bool {
 	return state == placementv1beta1.BindingStateScheduled || state == placementv1beta1.BindingStateBound
 }
 
-// ActiveBindings returns the active bindings among bs (pointers into bs), sorted
-// by target cluster.
-func ActiveBindings(bs []placementv1beta1.ClusterResourceBinding) []*placementv1beta1.ClusterResourceBinding {
-	out := make([]*placementv1beta1.ClusterResourceBinding, 0, len(bs))
-	for i := range bs {
-		if IsActive(&bs[i]) {
-			out = append(out, &bs[i])
+// ActiveBindings returns the active bindings among bs, sorted by target
+// cluster.
+func ActiveBindings(bs []placementv1beta1.BindingObj) []placementv1beta1.BindingObj {
+	out := make([]placementv1beta1.BindingObj, 0, len(bs))
+	for _, b := range bs {
+		if IsActive(b) {
+			out = append(out, b)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Spec.TargetCluster < out[j].Spec.TargetCluster })
+	sort.Slice(out, func(i, j int) bool {
+		return out[i].GetBindingSpec().TargetCluster < out[j].GetBindingSpec().TargetCluster
+	})
 	return out
-}
-
-// ListBindings lists a ClusterResourcePlacement's bindings, in every state.
-func ListBindings(ctx context.Context, r client.Reader, placement string) ([]placementv1beta1.ClusterResourceBinding, error) {
-	list := &placementv1beta1.ClusterResourceBindingList{}
-	if err := r.List(ctx, list, client.MatchingLabels{placementv1beta1.LabelPlacementName: placement}); err != nil {
-		return nil, fmt.Errorf("failed to list the bindings of %s: %w", placement, err)
-	}
-	return list.Items, nil
 }
 
 // OwnConditions returns copies of the conditions of the given types in existing:
@@ -101,32 +94,37 @@ type BindingStatus struct {
 // It writes nothing when the binding already shows exactly want for the
 // manager's condition types (listed in owned) and lists. On success b holds the
 // binding as the API server returned it.
-func ApplyBindingStatus(ctx context.Context, c client.Client, b *placementv1beta1.ClusterResourceBinding, manager string, owned []string, want BindingStatus) error {
+func ApplyBindingStatus(ctx context.Context, c client.Client, b placementv1beta1.BindingObj, manager string, owned []string, want BindingStatus) error {
 	if !bindingStatusDiffers(b, owned, want) {
 		return nil
 	}
-	body := map[string]any{
-		"apiVersion": placementv1beta1.GroupVersion.String(),
-		"kind":       "ClusterResourceBinding",
-		"metadata":   map[string]any{"name": b.Name},
-		"status":     want,
+	meta := map[string]any{"name": b.GetName()}
+	if b.GetNamespace() != "" {
+		meta["namespace"] = b.GetNamespace()
 	}
 	if want.IfResourceVersion != "" {
-		body["metadata"] = map[string]any{"name": b.Name, "resourceVersion": want.IfResourceVersion}
+		meta["resourceVersion"] = want.IfResourceVersion
+	}
+	body := map[string]any{
+		"apiVersion": placementv1beta1.GroupVersion.String(),
+		"kind":       BindingKind(b),
+		"metadata":   meta,
+		"status":     want,
 	}
 	data, err := json.Marshal(body)
 	if err != nil {
-		return fmt.Errorf("failed to encode the status of binding %s: %w", b.Name, err)
+		return fmt.Errorf("failed to encode the status of binding %s: %w", b.GetName(), err)
 	}
 	if err := c.Status().Patch(ctx, b, client.RawPatch("application/apply-patch+yaml", data), client.FieldOwner(manager), client.ForceOwnership); err != nil {
-		return fmt.Errorf("failed to apply the %s status of binding %s: %w", manager, b.Name, err)
+		return fmt.Errorf("failed to apply the %s status of binding %s: %w", manager, b.GetName(), err)
 	}
 	return nil
 }
 
 // bindingStatusDiffers reports whether applying want would change b.
-func bindingStatusDiffers(b *placementv1beta1.ClusterResourceBinding, owned []string, want BindingStatus) bool {
-	have := OwnConditions(b.Status.Conditions, owned...)
+func bindingStatusDiffers(b placementv1beta1.BindingObj, owned []string, want BindingStatus) bool {
+	st := b.GetBindingStatus()
+	have := OwnConditions(st.Conditions, owned...)
 	if len(have) != len(want.Conditions) {
 		return true
 	}
@@ -145,16 +143,16 @@ func bindingStatusDiffers(b *placementv1beta1.ClusterResourceBinding, owned []st
 		}
 	}
 	if want.OwnsPlacementLists {
-		if !equality.Semantic.DeepEqual(normalize(want.FailedPlacements), normalize(b.Status.FailedPlacements)) {
+		if !equality.Semantic.DeepEqual(normalize(want.FailedPlacements), normalize(st.FailedPlacements)) {
 			return true
 		}
-		if !equality.Semantic.DeepEqual(normalize(want.DiffedPlacements), normalize(b.Status.DiffedPlacements)) {
+		if !equality.Semantic.DeepEqual(normalize(want.DiffedPlacements), normalize(st.DiffedPlacements)) {
 			return true
 		}
-		if !equality.Semantic.DeepEqual(normalize(want.DriftedPlacements), normalize(b.Status.DriftedPlacements)) {
+		if !equality.Semantic.DeepEqual(normalize(want.DriftedPlacements), normalize(st.DriftedPlacements)) {
 			return true
 		}
-		if !equality.Semantic.DeepEqual(normalize(want.Feedback), normalize(b.Status.Feedback)) {
+		if !equality.Semantic.DeepEqual(normalize(want.Feedback), normalize(st.Feedback)) {
 			return true
 		}
 	}
@@ -194,14 +192,14 @@ func ConditionChanged(before, after []metav1.Condition, t string) bool {
 // both write — and fails otherwise; the other fields each have one writer, so
 // no resourceVersion precondition is needed and status writes never conflict
 // with it.
-func SpecPatch(b *placementv1beta1.ClusterResourceBinding, ifState placementv1beta1.BindingState, set map[string]any) (client.Patch, error) {
+func SpecPatch(b placementv1beta1.BindingObj, ifState placementv1beta1.BindingState, set map[string]any) (client.Patch, error) {
 	type op = map[string]any
 	var ops []op
 	if ifState != "" {
 		ops = append(ops, op{"op": "test", "path": "/spec/state", "value": ifState})
 	}
 	current := map[string]any{}
-	raw, err := json.Marshal(b.Spec)
+	raw, err := json.Marshal(b.GetBindingSpec())
 	if err != nil {
 		return nil, err
 	}
@@ -232,8 +230,8 @@ func SpecPatch(b *placementv1beta1.ClusterResourceBinding, ifState placementv1be
 
 // EvictionRequested returns a binding's EvictionRequested condition if it is True:
 // hub/failover asks the scheduler to take the placement off the cluster.
-func EvictionRequested(b *placementv1beta1.ClusterResourceBinding) *metav1.Condition {
-	c := conditions.Get(b.Status.Conditions, placementv1beta1.ConditionEvictionRequested)
+func EvictionRequested(b placementv1beta1.BindingObj) *metav1.Condition {
+	c := conditions.Get(b.GetBindingStatus().Conditions, placementv1beta1.ConditionEvictionRequested)
 	if c == nil || c.Status != metav1.ConditionTrue {
 		return nil
 	}
@@ -242,8 +240,8 @@ func EvictionRequested(b *placementv1beta1.ClusterResourceBinding) *metav1.Condi
 
 // EvictionKept returns why a binding stays despite an untolerated NoExecute taint
 // (its EvictionRequested condition is False), or "".
-func EvictionKept(b *placementv1beta1.ClusterResourceBinding) string {
-	c := conditions.Get(b.Status.Conditions, placementv1beta1.ConditionEvictionRequested)
+func EvictionKept(b placementv1beta1.BindingObj) string {
+	c := conditions.Get(b.GetBindingStatus().Conditions, placementv1beta1.ConditionEvictionRequested)
 	if c == nil || c.Status != metav1.ConditionFalse {
 		return ""
 	}

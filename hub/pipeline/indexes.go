@@ -16,9 +16,10 @@ import (
 // client.MatchingFields on a manager's client), so that an event about one
 // cluster or placement reads only what concerns it.
 const (
-	// IndexBindingCluster indexes bindings by spec.targetCluster.
+	// IndexBindingCluster indexes bindings (of both kinds) by spec.targetCluster.
 	IndexBindingCluster = "flotilla.binding.targetCluster"
-	// IndexBindingPlacement indexes bindings by their placement-name label.
+	// IndexBindingPlacement indexes bindings (of both kinds) by their
+	// placement-name label; a ResourceBinding's lookup adds its namespace.
 	IndexBindingPlacement = "flotilla.binding.placement"
 	// IndexEvictionPlacement indexes ClusterResourcePlacementEvictions by
 	// spec.placementName.
@@ -41,18 +42,20 @@ func SetupIndexes(mgr ctrl.Manager) error {
 	}
 	ctx := context.Background()
 	idx := mgr.GetFieldIndexer()
-	if err := idx.IndexField(ctx, &placementv1beta1.ClusterResourceBinding{}, IndexBindingCluster, func(o client.Object) []string {
-		return []string{o.(*placementv1beta1.ClusterResourceBinding).Spec.TargetCluster}
-	}); err != nil {
-		return fmt.Errorf("failed to index bindings by cluster: %w", err)
-	}
-	if err := idx.IndexField(ctx, &placementv1beta1.ClusterResourceBinding{}, IndexBindingPlacement, func(o client.Object) []string {
-		if p := o.GetLabels()[placementv1beta1.LabelPlacementName]; p != "" {
-			return []string{p}
+	for _, b := range []client.Object{&placementv1beta1.ClusterResourceBinding{}, &placementv1beta1.ResourceBinding{}} {
+		if err := idx.IndexField(ctx, b, IndexBindingCluster, func(o client.Object) []string {
+			return []string{o.(placementv1beta1.BindingObj).GetBindingSpec().TargetCluster}
+		}); err != nil {
+			return fmt.Errorf("failed to index bindings by cluster: %w", err)
 		}
-		return nil
-	}); err != nil {
-		return fmt.Errorf("failed to index bindings by placement: %w", err)
+		if err := idx.IndexField(ctx, b, IndexBindingPlacement, func(o client.Object) []string {
+			if p := o.GetLabels()[placementv1beta1.LabelPlacementName]; p != "" {
+				return []string{p}
+			}
+			return nil
+		}); err != nil {
+			return fmt.Errorf("failed to index bindings by placement: %w", err)
+		}
 	}
 	if err := idx.IndexField(ctx, &placementv1beta1.ClusterResourcePlacementEviction{}, IndexEvictionPlacement, func(o client.Object) []string {
 		return []string{o.(*placementv1beta1.ClusterResourcePlacementEviction).Spec.PlacementName}

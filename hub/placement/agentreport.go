@@ -30,22 +30,23 @@ import (
 // perClusterAgentReports copies a binding's drifted placements and feedback into
 // its cluster's status and, for a binding whose Work is compared rather than
 // applied (ReportDiff), reports DiffReported instead of Applied and Available.
-func perClusterAgentReports(b *placementv1beta1.ClusterResourceBinding, pcs *placementv1beta1.PerClusterPlacementStatus, stale bool, gen int64) {
-	pcs.DriftedPlacements = b.Status.DriftedPlacements
-	pcs.Feedback = b.Status.Feedback
+func perClusterAgentReports(b placementv1beta1.BindingObj, pcs *placementv1beta1.PerClusterPlacementStatus, stale bool, gen int64) {
+	st := b.GetBindingStatus()
+	pcs.DriftedPlacements = st.DriftedPlacements
+	pcs.Feedback = st.Feedback
 	// Upsynced is written by the hub's upsync handler as the agent mirrors objects.
-	if c := conditions.Get(b.Status.Conditions, placementv1beta1.ConditionUpsynced); c != nil {
+	if c := conditions.Get(st.Conditions, placementv1beta1.ConditionUpsynced); c != nil {
 		conditions.Set(&pcs.Conditions, placementv1beta1.ConditionUpsynced, c.Status, c.Reason, c.Message, gen)
 	}
-	if !isReportDiff(b.Spec.ApplyStrategy) {
+	if !isReportDiff(b.GetBindingSpec().ApplyStrategy) {
 		return
 	}
 	pcs.Conditions = withoutTypes(pcs.Conditions, placementv1beta1.ConditionApplied, placementv1beta1.ConditionAvailable)
-	c := conditions.Get(b.Status.Conditions, placementv1beta1.ConditionDiffReported)
+	c := conditions.Get(st.Conditions, placementv1beta1.ConditionDiffReported)
 	switch {
 	case !conditions.IsTrue(pcs.Conditions, placementv1beta1.ConditionWorkSynchronized):
 		conditions.Set(&pcs.Conditions, placementv1beta1.ConditionDiffReported, metav1.ConditionUnknown, placementv1beta1.ReasonDiffReportPending, "waiting for the previous stage", gen)
-	case c == nil || c.ObservedGeneration != b.Generation:
+	case c == nil || c.ObservedGeneration != b.GetGeneration():
 		conditions.Set(&pcs.Conditions, placementv1beta1.ConditionDiffReported, metav1.ConditionUnknown, placementv1beta1.ReasonDiffReportPending, "not reported yet", gen)
 	case stale:
 		conditions.Set(&pcs.Conditions, placementv1beta1.ConditionDiffReported, metav1.ConditionUnknown, placementv1beta1.ReasonDiffReportPending, "rolling out the latest resources", gen)
@@ -56,10 +57,10 @@ func perClusterAgentReports(b *placementv1beta1.ClusterResourceBinding, pcs *pla
 
 // placementAgentReports summarises DiffReported over the clusters of a ReportDiff
 // placement, in place of Applied and Available.
-func placementAgentReports(crp *placementv1beta1.ClusterResourcePlacement, statuses []placementv1beta1.PerClusterPlacementStatus, gen int64) {
-	st := &crp.Status
+func placementAgentReports(crp placementv1beta1.PlacementObj, statuses []placementv1beta1.PerClusterPlacementStatus, gen int64) {
+	st := crp.GetPlacementStatus()
 	diffType := crp.PlacementConditionType(placementv1beta1.ConditionDiffReported)
-	if !isReportDiff(crp.Spec.Strategy.ApplyStrategy) || len(statuses) == 0 {
+	if !isReportDiff(crp.GetPlacementSpec().Strategy.ApplyStrategy) || len(statuses) == 0 {
 		st.Conditions = withoutTypes(st.Conditions, diffType)
 		return
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	kerrors "k8s.io/apimachinery/pkg/util/errors"
@@ -31,12 +32,17 @@ import (
 
 // Selector answers resource selectors on the hub (resources.Watcher).
 type Selector interface {
+	// Select answers a ClusterResourcePlacement's selectors.
 	Select(ctx context.Context, selectors []placementv1beta1.ResourceSelector) ([]*unstructured.Unstructured, error)
+	// SelectNamespaced answers a ResourcePlacement's selectors in its namespace;
+	// the Namespace itself comes first, reduced and marked create-only.
+	SelectNamespaced(ctx context.Context, namespace string, selectors []placementv1beta1.ResourceSelector) ([]*unstructured.Unstructured, error)
 	OnChange(func(resources.Change))
 }
 
-// Reconciler snapshots each ClusterResourcePlacement's resources and policy and
-// reports its status.
+// Reconciler snapshots each placement's resources and policy and reports its
+// status, for both scopes: a ClusterResourcePlacement (a request without
+// namespace) and a ResourcePlacement.
 type Reconciler struct {
 	Client    client.Client
 	Scheme    *runtime.Scheme
@@ -52,45 +58,51 @@ type Reconciler struct {
 
 // scope carries what the phases of one reconcile learn.
 type scope struct {
-	// placement is the object being reconciled (set by Reconcile).
-	placement *placementv1beta1.ClusterResourcePlacement
-	// selected are the hub objects the selectors pick (set by selectResources).
+	// key and placement are the placement being reconciled (set by Reconcile).
+	key       pipeline.PlacementKey
+	placement placementv1beta1.PlacementObj
+	// selected are the hub objects the selectors pick (set by selectResources,
+	// less those an earlier placement places, by resolveConflicts).
 	selected []*unstructured.Unstructured
 	// selectErr is why selection failed, reported in status (set by selectResources).
 	selectErr error
+	// conflicts are the selected objects left out because an earlier placement
+	// places them (set by resolveConflicts).
+	conflicts []conflict
 	// policySnapshot is the latest policy snapshot (set by ensurePolicySnapshot).
-	policySnapshot *placementv1beta1.ClusterSchedulingPolicySnapshot
+	policySnapshot placementv1beta1.PolicySnapshotObj
 	// resourceSnapshot is the latest resource snapshot (set by ensureResourceSnapshot).
-	resourceSnapshot *placementv1beta1.ClusterResourceSnapshot
+	resourceSnapshot placementv1beta1.ResourceSnapshotObj
 }
 
 type phase func(ctx context.Context, s *scope) error
 
 // Reconcile drives one placement.
 func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (_ ctrl.Result, reterr error) {
-	crp := &placementv1beta1.ClusterResourcePlacement{}
-	if err := r.Client.Get(ctx, req.NamespacedName, crp); err != nil {
+	key := pipeline.KeyFromRequest(req)
+	crp, err := pipeline.GetPlacement(ctx, r.Client, key)
+	if err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if !crp.DeletionTimestamp.IsZero() {
-		return r.reconcileDelete(ctx, crp)
+	if !crp.GetDeletionTimestamp().IsZero() {
+		return r.reconcileDelete(ctx, key, crp)
 	}
 	if !controllerutil.ContainsFinalizer(crp, placementv1beta1.PlacementCleanupFinalizer) {
 		// The placement controller is the only writer of a placement's finalizers.
-		patch := client.MergeFrom(crp.DeepCopy())
+		patch := client.MergeFrom(crp.DeepCopyObject().(client.Object))
 		controllerutil.AddFinalizer(crp, placementv1beta1.PlacementCleanupFinalizer)
 		if err := r.Client.Patch(ctx, crp, patch, client.FieldOwner(pipeline.ManagerPlacement)); err != nil {
 			return ctrl.Result{}, fmt.Errorf("failed to add the finalizer: %w", err)
 		}
 	}
-	s := &scope{placement: crp}
-	before := crp.DeepCopy()
+	s := &scope{key: key, placement: crp}
+	before := crp.DeepCopyObject().(placementv1beta1.PlacementObj)
 	defer func() {
 		if err := r.updateStatus(ctx, s, before); err != nil {
 			reterr = kerrors.NewAggregate([]error{reterr, err})
 		}
 	}()
-	for _, p := range []phase{r.selectResources, r.ensurePolicySnapshot, r.ensureResourceSnapshot} {
+	for _, p := range []phase{r.selectResources, r.resolveConflicts, r.ensurePolicySnapshot, r.ensureResourceSnapshot} {
 		if err := p(ctx, s); err != nil {
 			return ctrl.Result{}, err
 		}
@@ -102,7 +114,14 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (_ ct
 // (e.g. an unknown kind), reported in status and retried when kinds change.
 func (r *Reconciler) selectResources(ctx context.Context, s *scope) error {
 	start := time.Now()
-	objs, err := r.Resources.Select(ctx, s.placement.Spec.ResourceSelectors)
+	selectors := s.placement.GetPlacementSpec().ResourceSelectors
+	var objs []*unstructured.Unstructured
+	var err error
+	if s.key.Namespaced() {
+		objs, err = r.Resources.SelectNamespaced(ctx, s.key.Namespace, selectors)
+	} else {
+		objs, err = r.Resources.Select(ctx, selectors)
+	}
 	if d := time.Since(start); d > 2*time.Second {
 		log.FromContext(ctx).Info("resource selection was slow", "took", d.String(), "objects", len(objs))
 	}
@@ -117,49 +136,92 @@ func (r *Reconciler) selectResources(ctx context.Context, s *scope) error {
 
 // reconcileDelete removes the placement's bindings (whose own cleanup removes the
 // Work and so the resources on members) and then lets the placement go.
-func (r *Reconciler) reconcileDelete(ctx context.Context, crp *placementv1beta1.ClusterResourcePlacement) (ctrl.Result, error) {
+func (r *Reconciler) reconcileDelete(ctx context.Context, key pipeline.PlacementKey, crp placementv1beta1.PlacementObj) (ctrl.Result, error) {
 	if !controllerutil.ContainsFinalizer(crp, placementv1beta1.PlacementCleanupFinalizer) {
 		return ctrl.Result{}, nil
 	}
-	bindings := &placementv1beta1.ClusterResourceBindingList{}
-	if err := r.Client.List(ctx, bindings, client.MatchingLabels{placementv1beta1.LabelPlacementName: crp.Name}); err != nil {
-		return ctrl.Result{}, fmt.Errorf("failed to list bindings: %w", err)
+	bindings, err := pipeline.ListBindings(ctx, r.Client, key)
+	if err != nil {
+		return ctrl.Result{}, err
 	}
-	for i := range bindings.Items {
-		b := &bindings.Items[i]
-		if b.DeletionTimestamp.IsZero() {
+	for _, b := range bindings {
+		if b.GetDeletionTimestamp().IsZero() {
 			if err := client.IgnoreNotFound(r.Client.Delete(ctx, b)); err != nil {
-				return ctrl.Result{}, fmt.Errorf("failed to delete binding %s: %w", b.Name, err)
+				return ctrl.Result{}, fmt.Errorf("failed to delete binding %s: %w", b.GetName(), err)
 			}
 		}
 	}
-	if len(bindings.Items) > 0 {
+	if len(bindings) > 0 {
 		// Bindings go once their Work is gone; their deletion wakes us.
 		return ctrl.Result{}, nil
 	}
-	patch := client.MergeFrom(crp.DeepCopy())
+	patch := client.MergeFrom(crp.DeepCopyObject().(client.Object))
 	controllerutil.RemoveFinalizer(crp, placementv1beta1.PlacementCleanupFinalizer)
 	if err := r.Client.Patch(ctx, crp, patch, client.FieldOwner(pipeline.ManagerPlacement)); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	r.changedAt.Delete(crp.Name)
+	r.changedAt.Delete(key)
 	return ctrl.Result{}, nil
 }
 
-// SetupWithManager registers the controller: placements, their snapshots and
-// bindings, and every change of a hub object they may select.
+// SetupWithManager registers the controller: placements of both scopes, their
+// snapshots and bindings, every change of a hub object they may select, and a
+// change of what another placement places (for conflicts).
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	changes := make(chan event.GenericEvent, 4096)
 	lg := mgr.GetLogger().WithName("placement")
 	r.Resources.OnChange(func(c resources.Change) { r.enqueueSelecting(mgr.GetClient(), lg, changes, c) })
+	placementChanged := builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, predicate.LabelChangedPredicate{}, deletingPredicate()))
+	others := handler.EnqueueRequestsFromMapFunc(r.mayConflictWith)
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("placement").
 		WithOptions(controller.Options{MaxConcurrentReconciles: max(r.Workers, 1)}).
-		For(&placementv1beta1.ClusterResourcePlacement{}, builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, predicate.LabelChangedPredicate{}, deletingPredicate()))).
+		For(&placementv1beta1.ClusterResourcePlacement{}, placementChanged).
+		Watches(&placementv1beta1.ResourcePlacement{}, &handler.EnqueueRequestForObject{}, placementChanged).
+		Watches(&placementv1beta1.ClusterResourcePlacement{}, others, builder.WithPredicates(selectedResourcesChanged())).
+		Watches(&placementv1beta1.ResourcePlacement{}, others, builder.WithPredicates(selectedResourcesChanged())).
 		Watches(&placementv1beta1.ClusterResourceBinding{}, enqueue.ByPlacementLabel()).
+		Watches(&placementv1beta1.ResourceBinding{}, enqueue.ByPlacementLabel()).
 		Watches(&placementv1beta1.ClusterSchedulingPolicySnapshot{}, enqueue.ByPlacementLabel()).
+		Watches(&placementv1beta1.SchedulingPolicySnapshot{}, enqueue.ByPlacementLabel()).
 		WatchesRawSource(source.Channel(changes, &handler.EnqueueRequestForObject{})).
 		Complete(r)
+}
+
+// selectedResourcesChanged passes a placement's creation, deletion and changes
+// of what it places (status.selectedResources, or its deletion starting).
+func selectedResourcesChanged() predicate.Predicate {
+	return predicate.Funcs{
+		CreateFunc: func(event.CreateEvent) bool { return false },
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			o, ok1 := e.ObjectOld.(placementv1beta1.PlacementObj)
+			n, ok2 := e.ObjectNew.(placementv1beta1.PlacementObj)
+			if !ok1 || !ok2 {
+				return false
+			}
+			return !equality.Semantic.DeepEqual(o.GetPlacementStatus().SelectedResources, n.GetPlacementStatus().SelectedResources) ||
+				o.GetDeletionTimestamp().IsZero() != n.GetDeletionTimestamp().IsZero()
+		},
+		DeleteFunc:  func(event.DeleteEvent) bool { return true },
+		GenericFunc: func(event.GenericEvent) bool { return false },
+	}
+}
+
+// mayConflictWith maps a placement whose placed objects changed to the
+// placements that may conflict with it (see conflicts.go).
+func (r *Reconciler) mayConflictWith(ctx context.Context, o client.Object) []reconcile.Request {
+	changed := pipeline.KeyOf(o)
+	all, err := pipeline.ListPlacements(ctx, r.Client)
+	if err != nil {
+		return nil
+	}
+	var out []reconcile.Request
+	for _, p := range all {
+		if k := pipeline.KeyOf(p); mayConflict(changed, k) {
+			out = append(out, k.Request())
+		}
+	}
+	return out
 }
 
 func deletingPredicate() predicate.Predicate {
@@ -169,25 +231,42 @@ func deletingPredicate() predicate.Predicate {
 // enqueueSelecting queues every placement that may select the changed object.
 // It errs on the side of queueing: a reconcile that finds nothing new is cheap.
 func (r *Reconciler) enqueueSelecting(c client.Client, lg logr.Logger, out chan<- event.GenericEvent, ch resources.Change) {
-	list := &placementv1beta1.ClusterResourcePlacementList{}
-	if err := c.List(context.Background(), list); err != nil {
+	all, err := pipeline.ListPlacements(context.Background(), c)
+	if err != nil {
 		lg.V(1).Info("cannot list placements for a resource change", "error", err.Error())
 		return
 	}
-	for i := range list.Items {
-		crp := &list.Items[i]
-		if mightSelect(crp, ch) {
+	for _, p := range all {
+		if mightSelect(p, ch) {
 			select {
-			case out <- event.GenericEvent{Object: crp}:
+			case out <- event.GenericEvent{Object: p}:
 			default:
-				lg.Info("placement queue is full; the next periodic resync catches up", "placement", crp.Name)
+				lg.Info("placement queue is full; the next periodic resync catches up", "placement", pipeline.KeyOf(p).String())
 			}
 		}
 	}
 }
 
-func mightSelect(crp *placementv1beta1.ClusterResourcePlacement, ch resources.Change) bool {
-	for _, sel := range crp.Spec.ResourceSelectors {
+// mightSelect reports whether a placement may select the changed object: for
+// a ResourcePlacement, an object of its namespace of a selected kind or its
+// Namespace itself; for a ClusterResourcePlacement, a selected cluster-scoped
+// object or any object of a selected Namespace.
+func mightSelect(p placementv1beta1.PlacementObj, ch resources.Change) bool {
+	if ns := p.GetNamespace(); ns != "" {
+		if ch.Namespace == "" {
+			return ch.GVK.Group == "" && ch.GVK.Kind == "Namespace" && ch.Name == ns
+		}
+		if ch.Namespace != ns {
+			return false
+		}
+		for _, sel := range p.GetPlacementSpec().ResourceSelectors {
+			if sel.Group == ch.GVK.Group && sel.Kind == ch.GVK.Kind && (sel.Name == "" || sel.Name == ch.Name) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, sel := range p.GetPlacementSpec().ResourceSelectors {
 		isNamespaceSelector := sel.Group == "" && sel.Kind == "Namespace"
 		if ch.Namespace != "" && isNamespaceSelector && (sel.Name == "" || sel.Name == ch.Namespace) {
 			return true

@@ -7,6 +7,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+	"github.com/flotilla-io/flotilla/hub/pipeline"
 	"github.com/flotilla-io/flotilla/pkg/conditions"
 )
 
@@ -19,16 +20,16 @@ var availableSeconds = prometheus.NewHistogram(prometheus.HistogramOpts{
 func init() { metrics.Registry.MustRegister(availableSeconds) }
 
 // changed notes that a placement got a new snapshot now.
-func (r *Reconciler) changed(placement string) { r.changedAt.Store(placement, time.Now()) }
+func (r *Reconciler) changed(placement pipeline.PlacementKey) { r.changedAt.Store(placement, time.Now()) }
 
 // observeAvailable observes flotilla_placement_available_seconds when a
 // placement turns Available after a change this process saw.
-func (r *Reconciler) observeAvailable(before, after *placementv1beta1.ClusterResourcePlacement) {
-	t := placementv1beta1.ConditionClusterResourcePlacementAvailable
-	if conditions.IsTrue(before.Status.Conditions, t) || !conditions.IsTrue(after.Status.Conditions, t) {
+func (r *Reconciler) observeAvailable(before, after placementv1beta1.PlacementObj) {
+	t := after.PlacementConditionType(placementv1beta1.ConditionAvailable)
+	if conditions.IsTrue(before.GetPlacementStatus().Conditions, t) || !conditions.IsTrue(after.GetPlacementStatus().Conditions, t) {
 		return
 	}
-	if at, ok := r.changedAt.LoadAndDelete(after.Name); ok {
+	if at, ok := r.changedAt.LoadAndDelete(pipeline.KeyOf(after)); ok {
 		availableSeconds.Observe(time.Since(at.(time.Time)).Seconds())
 	}
 }

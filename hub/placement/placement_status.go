@@ -36,22 +36,22 @@ var stages = []struct {
 // updateStatus computes the placement's status from its snapshots and bindings,
 // writes it when it changed, and records an Event for every placement-level
 // condition whose status changed.
-func (r *Reconciler) updateStatus(ctx context.Context, s *scope, before *placementv1beta1.ClusterResourcePlacement) error {
+func (r *Reconciler) updateStatus(ctx context.Context, s *scope, before placementv1beta1.PlacementObj) error {
 	crp := s.placement
-	bindings := &placementv1beta1.ClusterResourceBindingList{}
-	if err := r.Client.List(ctx, bindings, client.MatchingLabels{placementv1beta1.LabelPlacementName: crp.Name}); err != nil {
-		return fmt.Errorf("failed to list bindings: %w", err)
+	bindings, err := pipeline.ListBindings(ctx, r.Client, s.key)
+	if err != nil {
+		return err
 	}
-	snapshots := &placementv1beta1.ClusterResourceSnapshotList{}
-	if err := r.Client.List(ctx, snapshots, client.MatchingLabels{placementv1beta1.LabelPlacementName: crp.Name}); err != nil {
-		return fmt.Errorf("failed to list resource snapshots: %w", err)
+	snapshots, err := pipeline.ListResourceSnapshots(ctx, r.Client, s.key, nil)
+	if err != nil {
+		return err
 	}
 	indexOf := map[string]string{}
-	for _, snap := range snapshots.Items {
-		indexOf[snap.Name] = snap.Labels[placementv1beta1.LabelResourceIndex]
+	for _, snap := range snapshots {
+		indexOf[snap.GetName()] = snap.GetLabels()[placementv1beta1.LabelResourceIndex]
 	}
-	computeStatus(s, bindings.Items, indexOf)
-	if equality.Semantic.DeepEqual(before.Status, crp.Status) {
+	computeStatus(s, bindings, indexOf)
+	if equality.Semantic.DeepEqual(before.GetPlacementStatus(), crp.GetPlacementStatus()) {
 		return nil
 	}
 	// The placement controller is the only writer of a placement's status. The
@@ -67,25 +67,25 @@ func (r *Reconciler) updateStatus(ctx context.Context, s *scope, before *placeme
 	r.observeAvailable(before, crp)
 	// Events mark what a user acts on: a condition turning True or False (the
 	// pending steps in between are in status, not in Events).
-	for _, t := range conditions.Changed(before.Status.Conditions, crp.Status.Conditions) {
-		c := conditions.Get(crp.Status.Conditions, t)
+	for _, t := range conditions.Changed(before.GetPlacementStatus().Conditions, crp.GetPlacementStatus().Conditions) {
+		c := conditions.Get(crp.GetPlacementStatus().Conditions, t)
 		if c.Status == metav1.ConditionUnknown {
 			continue
 		}
 		eventType := corev1.EventTypeNormal
-		if c.Status == metav1.ConditionFalse {
+		if c.Status == metav1.ConditionFalse || c.Type == crp.PlacementConditionType(placementv1beta1.ConditionConflicted) {
 			eventType = corev1.EventTypeWarning
 		}
-		r.Recorder.Eventf(crp, nil, eventType, c.Reason, strings.TrimPrefix(t, "ClusterResourcePlacement"), "%s is %s: %s", t, c.Status, c.Message)
+		r.Recorder.Eventf(crp, nil, eventType, c.Reason, strings.TrimPrefix(t, s.key.Kind()), "%s is %s: %s", t, c.Status, c.Message)
 	}
 	return nil
 }
 
 // computeStatus fills s.placement.Status; a pure function of its inputs.
-func computeStatus(s *scope, bindings []placementv1beta1.ClusterResourceBinding, indexOf map[string]string) {
+func computeStatus(s *scope, bindings []placementv1beta1.BindingObj, indexOf map[string]string) {
 	crp := s.placement
-	st := &crp.Status
-	gen := crp.Generation
+	spec, st := crp.GetPlacementSpec(), crp.GetPlacementStatus()
+	gen := crp.GetGeneration()
 	if s.selectErr == nil {
 		st.SelectedResources = nil
 		if len(s.selected) > 0 {
@@ -94,15 +94,15 @@ func computeStatus(s *scope, bindings []placementv1beta1.ClusterResourceBinding,
 	}
 	latestSnapshot := ""
 	if s.resourceSnapshot != nil {
-		latestSnapshot = s.resourceSnapshot.Name
-		st.ObservedResourceIndex = s.resourceSnapshot.Labels[placementv1beta1.LabelResourceIndex]
+		latestSnapshot = s.resourceSnapshot.GetName()
+		st.ObservedResourceIndex = s.resourceSnapshot.GetLabels()[placementv1beta1.LabelResourceIndex]
 	}
 
 	// Scheduled.
 	schedType := crp.PlacementConditionType(placementv1beta1.ConditionScheduled)
 	var schedCond *metav1.Condition
 	if s.policySnapshot != nil {
-		schedCond = conditions.Get(s.policySnapshot.Status.Conditions, placementv1beta1.ConditionScheduled)
+		schedCond = conditions.Get(s.policySnapshot.GetPolicySnapshotStatus().Conditions, placementv1beta1.ConditionScheduled)
 	}
 	switch {
 	case s.selectErr != nil:
@@ -113,6 +113,15 @@ func computeStatus(s *scope, bindings []placementv1beta1.ClusterResourceBinding,
 		conditions.Set(&st.Conditions, schedType, schedCond.Status, schedCond.Reason, schedCond.Message, gen)
 	}
 
+	// Conflicted, only while objects are left out for an earlier placement.
+	conflictType := crp.PlacementConditionType(placementv1beta1.ConditionConflicted)
+	switch {
+	case len(s.conflicts) > 0:
+		conditions.Set(&st.Conditions, conflictType, metav1.ConditionTrue, placementv1beta1.ReasonSelectedByEarlierPlacement, conflictMessage(s.conflicts), gen)
+	case s.selectErr == nil:
+		st.Conditions = withoutTypes(st.Conditions, conflictType)
+	}
+
 	// Per cluster.
 	active := pipeline.ActiveBindings(bindings)
 	if s.selectErr != nil {
@@ -120,12 +129,12 @@ func computeStatus(s *scope, bindings []placementv1beta1.ClusterResourceBinding,
 		// Scheduled=False alone rather than later stages waiting on clusters.
 		active = nil
 	}
-	external := crp.Spec.Strategy.Type == placementv1beta1.ExternalRolloutStrategyType
+	external := spec.Strategy.Type == placementv1beta1.ExternalRolloutStrategyType
 	statuses := make([]placementv1beta1.PerClusterPlacementStatus, 0, len(active))
 	for _, b := range active {
 		statuses = append(statuses, perClusterStatus(b, latestSnapshot, indexOf, external, gen))
 	}
-	if p := crp.Spec.Policy; p != nil && p.PlacementType == placementv1beta1.PickN && p.NumberOfClusters != nil {
+	if p := spec.Policy; p != nil && p.PlacementType == placementv1beta1.PickN && p.NumberOfClusters != nil {
 		for n := len(active); s.selectErr == nil && n < int(*p.NumberOfClusters); n++ {
 			pcs := placementv1beta1.PerClusterPlacementStatus{}
 			status, reason, msg := unfilledSlot(schedCond, n+1, int(*p.NumberOfClusters))
@@ -179,38 +188,39 @@ func unfilledSlot(schedCond *metav1.Condition, slot, asked int) (metav1.Conditio
 // staged update runs, which may hold a cluster on an older snapshot or roll it
 // back to one on purpose, so there a binding is judged against the snapshot it
 // names, and the messages say which index the cluster runs.
-func perClusterStatus(b *placementv1beta1.ClusterResourceBinding, latestSnapshot string, indexOf map[string]string, external bool, gen int64) placementv1beta1.PerClusterPlacementStatus {
+func perClusterStatus(b placementv1beta1.BindingObj, latestSnapshot string, indexOf map[string]string, external bool, gen int64) placementv1beta1.PerClusterPlacementStatus {
+	spec, st := b.GetBindingSpec(), b.GetBindingStatus()
 	pcs := placementv1beta1.PerClusterPlacementStatus{
-		ClusterName:           b.Spec.TargetCluster,
-		ObservedResourceIndex: indexOf[b.Spec.ResourceSnapshotName],
-		FailedPlacements:      b.Status.FailedPlacements,
-		DiffedPlacements:      b.Status.DiffedPlacements,
+		ClusterName:           spec.TargetCluster,
+		ObservedResourceIndex: indexOf[spec.ResourceSnapshotName],
+		FailedPlacements:      st.FailedPlacements,
+		DiffedPlacements:      st.DiffedPlacements,
 		// The override snapshots the rollout gave the cluster (see Overridden for
 		// whether they applied).
-		ApplicableClusterResourceOverrides: b.Spec.ClusterResourceOverrideSnapshots,
-		ApplicableResourceOverrides:        b.Spec.ResourceOverrideSnapshots,
+		ApplicableClusterResourceOverrides: spec.ClusterResourceOverrideSnapshots,
+		ApplicableResourceOverrides:        spec.ResourceOverrideSnapshots,
 	}
-	if c := conditions.Get(b.Status.Conditions, placementv1beta1.ConditionScheduled); c != nil {
+	if c := conditions.Get(st.Conditions, placementv1beta1.ConditionScheduled); c != nil {
 		conditions.Set(&pcs.Conditions, placementv1beta1.ConditionScheduled, c.Status, c.Reason, c.Message, gen)
 	} else {
-		msg := b.Spec.ClusterDecision.Reason
+		msg := spec.ClusterDecision.Reason
 		if msg == "" {
 			msg = "picked by the scheduler"
 		}
 		conditions.Set(&pcs.Conditions, placementv1beta1.ConditionScheduled, metav1.ConditionTrue, placementv1beta1.ReasonScheduled, msg, gen)
 	}
 	older := ""
-	if latestSnapshot != "" && b.Spec.ResourceSnapshotName != "" && b.Spec.ResourceSnapshotName != latestSnapshot {
-		older = fmt.Sprintf("runs %s; the latest is %s", snapshotLabel(indexOf, b.Spec.ResourceSnapshotName), indexOf[latestSnapshot])
+	if latestSnapshot != "" && spec.ResourceSnapshotName != "" && spec.ResourceSnapshotName != latestSnapshot {
+		older = fmt.Sprintf("runs %s; the latest is %s", snapshotLabel(indexOf, spec.ResourceSnapshotName), indexOf[latestSnapshot])
 	}
 	previous := ""
 	for _, stage := range stages {
-		c := conditions.Get(b.Status.Conditions, stage.condType)
+		c := conditions.Get(st.Conditions, stage.condType)
 		afterOverridden := stage.condType != placementv1beta1.ConditionRolloutStarted && stage.condType != placementv1beta1.ConditionOverridden
 		switch {
 		case previous != "":
 			conditions.Set(&pcs.Conditions, stage.condType, metav1.ConditionUnknown, stage.pendingReason, "waiting for "+previous, gen)
-		case c == nil || c.ObservedGeneration != b.Generation:
+		case c == nil || c.ObservedGeneration != b.GetGeneration():
 			conditions.Set(&pcs.Conditions, stage.condType, metav1.ConditionUnknown, stage.pendingReason, "not reported yet", gen)
 		case older != "" && afterOverridden && external:
 			conditions.Set(&pcs.Conditions, stage.condType, c.Status, c.Reason, older+": "+c.Message, gen)

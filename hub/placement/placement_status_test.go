@@ -283,16 +283,20 @@ func TestComputeStatus(t *testing.T) {
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			computeStatus(tc.scope, tc.bindings, map[string]string{"p-0-snapshot": "0", "p-1-snapshot": "1"})
-			st := tc.scope.placement.Status
+			bindings := make([]placementv1beta1.BindingObj, 0, len(tc.bindings))
+			for i := range tc.bindings {
+				bindings = append(bindings, &tc.bindings[i])
+			}
+			computeStatus(tc.scope, bindings, map[string]string{"p-0-snapshot": "0", "p-1-snapshot": "1"})
+			st := tc.scope.placement.GetPlacementStatus()
 			for typ, want := range tc.want {
 				c := conditions.Get(st.Conditions, typ)
 				if c == nil || c.Status != want {
 					t.Errorf("%s = %+v, want %s", typ, c, want)
 					continue
 				}
-				if c.ObservedGeneration != tc.scope.placement.Generation {
-					t.Errorf("%s observedGeneration = %d, want %d", typ, c.ObservedGeneration, tc.scope.placement.Generation)
+				if c.ObservedGeneration != tc.scope.placement.GetGeneration() {
+					t.Errorf("%s observedGeneration = %d, want %d", typ, c.ObservedGeneration, tc.scope.placement.GetGeneration())
 				}
 				if m := tc.wantMsg[typ]; m != "" && !strings.Contains(c.Message, m) {
 					t.Errorf("%s message %q does not contain %q", typ, c.Message, m)

@@ -42,92 +42,96 @@ func snapshotIndex(obj metav1.Object, label string) int {
 	return i
 }
 
-// ensurePolicySnapshot makes the latest ClusterSchedulingPolicySnapshot of the
-// placement hold its current policy, creating a new one (and demoting the old)
-// when the policy changed.
+// ensurePolicySnapshot makes the latest scheduling policy snapshot of the
+// placement (a ClusterSchedulingPolicySnapshot, or a SchedulingPolicySnapshot in
+// a ResourcePlacement's namespace) hold its current policy, creating a new one
+// (and demoting the old) when the policy changed.
 func (r *Reconciler) ensurePolicySnapshot(ctx context.Context, s *scope) error {
-	crp := s.placement
-	hash, err := hashOf(crp.Spec.Policy)
+	p := s.placement
+	spec := p.GetPlacementSpec()
+	gen := strconv.FormatInt(p.GetGeneration(), 10)
+	hash, err := hashOf(spec.Policy)
 	if err != nil {
 		return fmt.Errorf("failed to hash the policy: %w", err)
 	}
-	list := &placementv1beta1.ClusterSchedulingPolicySnapshotList{}
-	if err := r.Client.List(ctx, list, client.MatchingLabels{placementv1beta1.LabelPlacementName: crp.Name}); err != nil {
-		return fmt.Errorf("failed to list policy snapshots: %w", err)
+	list, err := pipeline.ListPolicySnapshots(ctx, r.Client, s.key, nil)
+	if err != nil {
+		return err
 	}
 	latestIndex := -1
-	for i := range list.Items {
-		snap := &list.Items[i]
+	for _, snap := range list {
 		idx := snapshotIndex(snap, placementv1beta1.LabelPolicyIndex)
 		if idx > latestIndex {
 			latestIndex = idx
 		}
-		if snap.Labels[placementv1beta1.LabelIsLatestSnapshot] != "true" {
+		if snap.GetLabels()[placementv1beta1.LabelIsLatestSnapshot] != "true" {
 			continue
 		}
-		if string(snap.Spec.PolicyHash) == hash {
+		if string(snap.GetPolicySnapshotSpec().PolicyHash) == hash {
 			s.policySnapshot = snap
 			// The same policy at a newer generation (e.g. a label change): record
 			// the generation so the Scheduled condition can report it.
-			if snap.Annotations[placementv1beta1.AnnotationPlacementGeneration] != strconv.FormatInt(crp.Generation, 10) {
-				patch := client.MergeFrom(snap.DeepCopy())
-				metav1.SetMetaDataAnnotation(&snap.ObjectMeta, placementv1beta1.AnnotationPlacementGeneration, strconv.FormatInt(crp.Generation, 10))
+			if snap.GetAnnotations()[placementv1beta1.AnnotationPlacementGeneration] != gen {
+				patch := client.MergeFrom(snap.DeepCopyObject().(client.Object))
+				setAnnotation(snap, placementv1beta1.AnnotationPlacementGeneration, gen)
 				if err := r.Client.Patch(ctx, snap, patch, client.FieldOwner(pipeline.ManagerPlacement)); err != nil {
-					return fmt.Errorf("failed to update policy snapshot %s: %w", snap.Name, err)
+					return fmt.Errorf("failed to update policy snapshot %s: %w", snap.GetName(), err)
 				}
 			}
 			continue
 		}
-		patch := client.MergeFrom(snap.DeepCopy())
-		snap.Labels[placementv1beta1.LabelIsLatestSnapshot] = "false"
-		if err := r.Client.Patch(ctx, snap, patch, client.FieldOwner(pipeline.ManagerPlacement)); err != nil {
-			return fmt.Errorf("failed to demote policy snapshot %s: %w", snap.Name, err)
+		if err := r.demote(ctx, snap); err != nil {
+			return err
 		}
 	}
 	if s.policySnapshot != nil {
-		return r.prunePolicySnapshots(ctx, s, list.Items)
+		return r.prunePolicySnapshots(ctx, s, list)
 	}
 	idx := latestIndex + 1
-	snap := &placementv1beta1.ClusterSchedulingPolicySnapshot{
-		ObjectMeta: metav1.ObjectMeta{
-			Name: fmt.Sprintf("%s-%d", crp.Name, idx),
-			Labels: map[string]string{
-				placementv1beta1.LabelPlacementName:    crp.Name,
-				placementv1beta1.LabelIsLatestSnapshot: "true",
-				placementv1beta1.LabelPolicyIndex:      strconv.Itoa(idx),
-			},
-			Annotations: map[string]string{
-				placementv1beta1.AnnotationPlacementGeneration: strconv.FormatInt(crp.Generation, 10),
-			},
-		},
-		Spec: placementv1beta1.SchedulingPolicySnapshotSpec{Policy: crp.Spec.Policy.DeepCopy(), PolicyHash: []byte(hash)},
+	snap := pipeline.NewPolicySnapshot(s.key)
+	snap.SetName(fmt.Sprintf("%s-%d", s.key.Name, idx))
+	labels := s.key.Labels()
+	labels[placementv1beta1.LabelIsLatestSnapshot] = "true"
+	labels[placementv1beta1.LabelPolicyIndex] = strconv.Itoa(idx)
+	snap.SetLabels(labels)
+	annotations := map[string]string{placementv1beta1.AnnotationPlacementGeneration: gen}
+	if pol := spec.Policy; pol != nil && pol.NumberOfClusters != nil {
+		annotations[placementv1beta1.AnnotationNumberOfClusters] = strconv.Itoa(int(*pol.NumberOfClusters))
 	}
-	if p := crp.Spec.Policy; p != nil && p.NumberOfClusters != nil {
-		snap.Annotations[placementv1beta1.AnnotationNumberOfClusters] = strconv.Itoa(int(*p.NumberOfClusters))
-	}
-	if err := controllerutil.SetControllerReference(crp, snap, r.Scheme); err != nil {
+	snap.SetAnnotations(annotations)
+	*snap.GetPolicySnapshotSpec() = placementv1beta1.SchedulingPolicySnapshotSpec{Policy: spec.Policy.DeepCopy(), PolicyHash: []byte(hash)}
+	if err := controllerutil.SetControllerReference(p, snap, r.Scheme); err != nil {
 		return err
 	}
 	if err := r.Client.Create(ctx, snap, client.FieldOwner(pipeline.ManagerPlacement)); err != nil {
-		return fmt.Errorf("failed to create policy snapshot %s: %w", snap.Name, err)
+		return fmt.Errorf("failed to create policy snapshot %s: %w", snap.GetName(), err)
 	}
 	s.policySnapshot = snap
-	r.changed(crp.Name)
-	return r.prunePolicySnapshots(ctx, s, append(list.Items, *snap))
+	r.changed(s.key)
+	return r.prunePolicySnapshots(ctx, s, append(list, snap))
+}
+
+func setAnnotation(o metav1.Object, key, value string) {
+	a := o.GetAnnotations()
+	if a == nil {
+		a = map[string]string{}
+	}
+	a[key] = value
+	o.SetAnnotations(a)
 }
 
 // prunePolicySnapshots keeps the newest revisionHistoryLimit policy snapshots.
-func (r *Reconciler) prunePolicySnapshots(ctx context.Context, s *scope, snaps []placementv1beta1.ClusterSchedulingPolicySnapshot) error {
+func (r *Reconciler) prunePolicySnapshots(ctx context.Context, s *scope, snaps []placementv1beta1.PolicySnapshotObj) error {
 	objs := make([]client.Object, 0, len(snaps))
-	for i := range snaps {
-		objs = append(objs, &snaps[i])
+	for _, snap := range snaps {
+		objs = append(objs, snap)
 	}
 	return r.prune(ctx, objs, placementv1beta1.LabelPolicyIndex, historyLimit(s.placement))
 }
 
-func historyLimit(crp *placementv1beta1.ClusterResourcePlacement) int {
-	if crp.Spec.RevisionHistoryLimit != nil && *crp.Spec.RevisionHistoryLimit > 0 {
-		return int(*crp.Spec.RevisionHistoryLimit)
+func historyLimit(p placementv1beta1.PlacementObj) int {
+	if l := p.GetPlacementSpec().RevisionHistoryLimit; l != nil && *l > 0 {
+		return int(*l)
 	}
 	return 10
 }
@@ -160,14 +164,13 @@ func (r *Reconciler) prune(ctx context.Context, objs []client.Object, indexLabel
 // failed, the latest set stays as it is.
 func (r *Reconciler) ensureResourceSnapshot(ctx context.Context, s *scope) error {
 	crp := s.placement
-	list := &placementv1beta1.ClusterResourceSnapshotList{}
-	if err := r.Client.List(ctx, list, client.MatchingLabels{placementv1beta1.LabelPlacementName: crp.Name}); err != nil {
-		return fmt.Errorf("failed to list resource snapshots: %w", err)
+	list, err := pipeline.ListResourceSnapshots(ctx, r.Client, s.key, nil)
+	if err != nil {
+		return err
 	}
 	if s.selectErr != nil {
-		for i := range list.Items {
-			snap := &list.Items[i]
-			if snap.Labels[placementv1beta1.LabelIsLatestSnapshot] == "true" && pipeline.IsMaster(snap) {
+		for _, snap := range list {
+			if snap.GetLabels()[placementv1beta1.LabelIsLatestSnapshot] == "true" && pipeline.IsMaster(snap) {
 				s.resourceSnapshot = snap
 			}
 		}
@@ -189,35 +192,33 @@ func (r *Reconciler) ensureResourceSnapshot(ctx context.Context, s *scope) error
 		return fmt.Errorf("failed to hash the selected resources: %w", err)
 	}
 	latestIndex := -1
-	for i := range list.Items {
-		snap := &list.Items[i]
+	for _, snap := range list {
 		idx := snapshotIndex(snap, placementv1beta1.LabelResourceIndex)
 		if idx > latestIndex {
 			latestIndex = idx
 		}
-		if snap.Labels[placementv1beta1.LabelIsLatestSnapshot] != "true" {
+		if snap.GetLabels()[placementv1beta1.LabelIsLatestSnapshot] != "true" {
 			continue
 		}
-		if pipeline.IsMaster(snap) && snap.Annotations[placementv1beta1.AnnotationResourceHash] == hash {
+		if pipeline.IsMaster(snap) && snap.GetAnnotations()[placementv1beta1.AnnotationResourceHash] == hash {
 			s.resourceSnapshot = snap
 		}
 	}
 	if s.resourceSnapshot != nil {
 		// The latest set still holds the selection; demote any other set still
 		// labelled latest (a set whose creation was interrupted).
-		current := s.resourceSnapshot.Labels[placementv1beta1.LabelResourceIndex]
-		for i := range list.Items {
-			snap := &list.Items[i]
-			if snap.Labels[placementv1beta1.LabelIsLatestSnapshot] == "true" && snap.Labels[placementv1beta1.LabelResourceIndex] != current {
+		current := s.resourceSnapshot.GetLabels()[placementv1beta1.LabelResourceIndex]
+		for _, snap := range list {
+			if snap.GetLabels()[placementv1beta1.LabelIsLatestSnapshot] == "true" && snap.GetLabels()[placementv1beta1.LabelResourceIndex] != current {
 				if err := r.demote(ctx, snap); err != nil {
 					return err
 				}
 			}
 		}
-		return r.pruneResourceSnapshots(ctx, list.Items, historyLimit(crp))
+		return r.pruneResourceSnapshots(ctx, list, historyLimit(crp))
 	}
-	for i := range list.Items {
-		if snap := &list.Items[i]; snap.Labels[placementv1beta1.LabelIsLatestSnapshot] == "true" {
+	for _, snap := range list {
+		if snap.GetLabels()[placementv1beta1.LabelIsLatestSnapshot] == "true" {
 			if err := r.demote(ctx, snap); err != nil {
 				return err
 			}
@@ -228,40 +229,36 @@ func (r *Reconciler) ensureResourceSnapshot(ctx context.Context, s *scope) error
 	// The other parts first, the master last: readers look for the master, and
 	// find a complete set once it exists.
 	for sub := len(parts) - 1; sub >= 0; sub-- {
-		snap := &placementv1beta1.ClusterResourceSnapshot{
-			ObjectMeta: metav1.ObjectMeta{
-				Name: fmt.Sprintf("%s-%d-%d", crp.Name, idx, sub),
-				Labels: map[string]string{
-					placementv1beta1.LabelPlacementName:    crp.Name,
-					placementv1beta1.LabelIsLatestSnapshot: "true",
-					placementv1beta1.LabelResourceIndex:    strconv.Itoa(idx),
-				},
-				Annotations: map[string]string{placementv1beta1.AnnotationSubindexOfResourceSnapshot: strconv.Itoa(sub)},
-			},
-			Spec: placementv1beta1.ResourceSnapshotSpec{SelectedResources: parts[sub]},
-		}
+		snap := pipeline.NewResourceSnapshot(s.key)
+		snap.SetName(fmt.Sprintf("%s-%d-%d", s.key.Name, idx, sub))
+		labels := s.key.Labels()
+		labels[placementv1beta1.LabelIsLatestSnapshot] = "true"
+		labels[placementv1beta1.LabelResourceIndex] = strconv.Itoa(idx)
+		snap.SetLabels(labels)
+		snap.SetAnnotations(map[string]string{placementv1beta1.AnnotationSubindexOfResourceSnapshot: strconv.Itoa(sub)})
+		*snap.GetResourceSnapshotSpec() = placementv1beta1.ResourceSnapshotSpec{SelectedResources: parts[sub]}
 		if sub == 0 {
-			snap.Name = fmt.Sprintf("%s-%d-snapshot", crp.Name, idx)
-			snap.Annotations = map[string]string{
+			snap.SetName(fmt.Sprintf("%s-%d-snapshot", s.key.Name, idx))
+			snap.SetAnnotations(map[string]string{
 				placementv1beta1.AnnotationResourceHash:              hash,
 				placementv1beta1.AnnotationNumberOfResourceSnapshots: strconv.Itoa(len(parts)),
-			}
+			})
 		}
 		if err := controllerutil.SetControllerReference(crp, snap, r.Scheme); err != nil {
 			return err
 		}
 		if err := r.Client.Create(ctx, snap, client.FieldOwner(pipeline.ManagerPlacement)); err != nil {
-			return fmt.Errorf("failed to create resource snapshot %s: %w", snap.Name, err)
+			return fmt.Errorf("failed to create resource snapshot %s: %w", snap.GetName(), err)
 		}
-		list.Items = append(list.Items, *snap)
+		list = append(list, snap)
 		if sub == 0 {
 			s.resourceSnapshot = snap
 		}
 	}
-	r.changed(crp.Name)
+	r.changed(s.key)
 	r.Recorder.Eventf(crp, s.resourceSnapshot, corev1.EventTypeNormal, "ResourceSnapshotCreated", "Snapshot",
-		"Selected resources changed: created snapshot %s (index %d, %d objects in %d snapshots)", s.resourceSnapshot.Name, idx, len(contents), len(parts))
-	return r.pruneResourceSnapshots(ctx, list.Items, historyLimit(crp))
+		"Selected resources changed: created snapshot %s (index %d, %d objects in %d snapshots)", s.resourceSnapshot.GetName(), idx, len(contents), len(parts))
+	return r.pruneResourceSnapshots(ctx, list, historyLimit(crp))
 }
 
 // splitContents packs the resources, in order, into parts of at most limit bytes
@@ -280,26 +277,32 @@ func splitContents(contents []placementv1beta1.ResourceContent, limit int) [][]p
 	return parts
 }
 
-func (r *Reconciler) demote(ctx context.Context, snap *placementv1beta1.ClusterResourceSnapshot) error {
-	patch := client.MergeFrom(snap.DeepCopy())
-	snap.Labels[placementv1beta1.LabelIsLatestSnapshot] = "false"
+// demote marks a snapshot (of either kind) as no longer the latest.
+func (r *Reconciler) demote(ctx context.Context, snap client.Object) error {
+	patch := client.MergeFrom(snap.DeepCopyObject().(client.Object))
+	labels := snap.GetLabels()
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	labels[placementv1beta1.LabelIsLatestSnapshot] = "false"
+	snap.SetLabels(labels)
 	if err := r.Client.Patch(ctx, snap, patch, client.FieldOwner(pipeline.ManagerPlacement)); err != nil {
-		return fmt.Errorf("failed to demote resource snapshot %s: %w", snap.Name, err)
+		return fmt.Errorf("failed to demote snapshot %s: %w", snap.GetName(), err)
 	}
 	return nil
 }
 
 // pruneResourceSnapshots deletes every snapshot of the oldest indexes beyond
 // limit, never of the latest set.
-func (r *Reconciler) pruneResourceSnapshots(ctx context.Context, snaps []placementv1beta1.ClusterResourceSnapshot, limit int) error {
-	byIndex := map[int][]*placementv1beta1.ClusterResourceSnapshot{}
+func (r *Reconciler) pruneResourceSnapshots(ctx context.Context, snaps []placementv1beta1.ResourceSnapshotObj, limit int) error {
+	byIndex := map[int][]placementv1beta1.ResourceSnapshotObj{}
 	var indexes []int
-	for i := range snaps {
-		idx := snapshotIndex(&snaps[i], placementv1beta1.LabelResourceIndex)
+	for _, snap := range snaps {
+		idx := snapshotIndex(snap, placementv1beta1.LabelResourceIndex)
 		if _, ok := byIndex[idx]; !ok {
 			indexes = append(indexes, idx)
 		}
-		byIndex[idx] = append(byIndex[idx], &snaps[i])
+		byIndex[idx] = append(byIndex[idx], snap)
 	}
 	if len(indexes) <= limit {
 		return nil
@@ -307,11 +310,11 @@ func (r *Reconciler) pruneResourceSnapshots(ctx context.Context, snaps []placeme
 	sort.Ints(indexes)
 	for _, idx := range indexes[:len(indexes)-limit] {
 		for _, snap := range byIndex[idx] {
-			if snap.Labels[placementv1beta1.LabelIsLatestSnapshot] == "true" {
+			if snap.GetLabels()[placementv1beta1.LabelIsLatestSnapshot] == "true" {
 				continue
 			}
 			if err := client.IgnoreNotFound(r.Client.Delete(ctx, snap)); err != nil {
-				return fmt.Errorf("failed to delete old snapshot %s: %w", snap.Name, err)
+				return fmt.Errorf("failed to delete old snapshot %s: %w", snap.GetName(), err)
 			}
 		}
 	}

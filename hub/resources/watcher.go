@@ -308,6 +308,98 @@ func (w *Watcher) Select(ctx context.Context, selectors []placementv1beta1.Resou
 	return out, nil
 }
 
+// SelectNamespaced returns deep copies of the objects of namespace that the
+// selectors (of a ResourcePlacement there) pick, skipping what must not be
+// copied, sorted like Select. The first object is the Namespace itself, reduced
+// to its name and labels and marked create-only (AnnotationCreateOnly): members
+// that lack it get it, and it is never updated or removed there. A selector of a
+// cluster-scoped kind is an error.
+func (w *Watcher) SelectNamespaced(ctx context.Context, namespace string, selectors []placementv1beta1.ResourceSelector) ([]*unstructured.Unstructured, error) {
+	nsLister, _, err := w.lister(ctx, schema.GroupVersionKind{Version: "v1", Kind: "Namespace"})
+	if err != nil {
+		return nil, err
+	}
+	nsObj, err := nsLister.Get(namespace)
+	if err != nil {
+		return nil, fmt.Errorf("failed to get namespace %s: %w", namespace, err)
+	}
+	ns := toUnstructured(nsObj)
+	if skip, why := SkipObject(ns); skip {
+		return nil, fmt.Errorf("namespace %s cannot be placed: %s", namespace, why)
+	}
+	picked := map[string]*unstructured.Unstructured{}
+	for _, sel := range selectors {
+		gvk := schema.GroupVersionKind{Group: sel.Group, Version: sel.Version, Kind: sel.Kind}
+		objs, err := w.listIn(ctx, gvk, namespace, sel)
+		if err != nil {
+			return nil, err
+		}
+		for _, u := range objs {
+			if skip, _ := SkipObject(u); !skip {
+				picked[objectKey(u)] = u
+			}
+		}
+	}
+	out := make([]*unstructured.Unstructured, 0, len(picked)+1)
+	out = append(out, MinimalNamespace(ns))
+	for _, u := range picked {
+		out = append(out, u)
+	}
+	SortForApply(out)
+	return out, nil
+}
+
+// MinimalNamespace is the Namespace a ResourcePlacement brings to its members:
+// the hub namespace's name and labels, marked create-only.
+func MinimalNamespace(ns *unstructured.Unstructured) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{}
+	u.SetAPIVersion("v1")
+	u.SetKind("Namespace")
+	u.SetName(ns.GetName())
+	if l := ns.GetLabels(); len(l) > 0 {
+		u.SetLabels(l)
+	}
+	u.SetAnnotations(map[string]string{placementv1beta1.AnnotationCreateOnly: "true"})
+	return u
+}
+
+// listIn lists the objects of a namespaced kind in namespace that sel picks.
+func (w *Watcher) listIn(ctx context.Context, gvk schema.GroupVersionKind, namespace string, sel placementv1beta1.ResourceSelector) ([]*unstructured.Unstructured, error) {
+	lister, res, err := w.lister(ctx, gvk)
+	if err != nil {
+		return nil, err
+	}
+	if !res.namespaced {
+		return nil, fmt.Errorf("%s is cluster-scoped: a ResourcePlacement selects kinds of its own namespace (use a ClusterResourcePlacement for cluster-scoped kinds)", gvkString(gvk))
+	}
+	nsLister := lister.ByNamespace(namespace)
+	if sel.Name != "" {
+		obj, err := nsLister.Get(sel.Name)
+		if apierrors.IsNotFound(err) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("failed to get %s %s/%s: %w", gvkString(gvk), namespace, sel.Name, err)
+		}
+		return []*unstructured.Unstructured{toUnstructured(obj)}, nil
+	}
+	selector := labels.Everything()
+	if sel.LabelSelector != nil {
+		if selector, err = metav1.LabelSelectorAsSelector(sel.LabelSelector); err != nil {
+			return nil, fmt.Errorf("invalid label selector for %s: %w", gvkString(gvk), err)
+		}
+	}
+	objs, err := nsLister.List(selector)
+	if err != nil {
+		return nil, fmt.Errorf("failed to list %s in %s: %w", gvkString(gvk), namespace, err)
+	}
+	out := make([]*unstructured.Unstructured, 0, len(objs))
+	for _, o := range objs {
+		out = append(out, toUnstructured(o))
+	}
+	return out, nil
+}
+
 func (w *Watcher) list(ctx context.Context, gvk schema.GroupVersionKind, sel placementv1beta1.ResourceSelector) ([]*unstructured.Unstructured, error) {
 	lister, res, err := w.lister(ctx, gvk)
 	if err != nil {

@@ -7,7 +7,9 @@
 // RolloutStarted condition of each binding says whether it moved, or who holds it.
 //
 // Placements with strategy type External are left alone entirely: their bindings
-// are moved by staged update runs (docs/pipeline.md).
+// are moved by staged update runs (docs/pipeline.md). The controller serves both
+// scopes: a ClusterResourcePlacement (a request without namespace) and a
+// ResourcePlacement (whose strategy cannot be External).
 package rollout
 
 import (
@@ -17,7 +19,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -50,12 +51,13 @@ type Reconciler struct {
 
 // scope carries what the phases of one reconcile learn.
 type scope struct {
-	// placement is the object being reconciled (set by Reconcile).
-	placement *placementv1beta1.ClusterResourcePlacement
+	// key and placement are the placement being reconciled (set by Reconcile).
+	key       pipeline.PlacementKey
+	placement placementv1beta1.PlacementObj
 	// latest is the master of the latest resource snapshot set (set by loadLatest).
-	latest *placementv1beta1.ClusterResourceSnapshot
+	latest placementv1beta1.ResourceSnapshotObj
 	// bindings are the placement's bindings not being deleted (set by loadBindings).
-	bindings []placementv1beta1.ClusterResourceBinding
+	bindings []placementv1beta1.BindingObj
 	// overrides are the override snapshots each binding should apply, by name
 	// (set by loadOverrides).
 	overrides map[string]overrides.BindingRefs
@@ -71,16 +73,17 @@ type scope struct {
 
 type phase func(ctx context.Context, s *scope) error
 
-// Reconcile handles one ClusterResourcePlacement.
+// Reconcile handles one placement of either scope.
 func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (ctrl.Result, error) {
-	crp := &placementv1beta1.ClusterResourcePlacement{}
-	if err := r.Client.Get(ctx, req.NamespacedName, crp); err != nil {
+	key := pipeline.KeyFromRequest(req)
+	crp, err := pipeline.GetPlacement(ctx, r.Client, key)
+	if err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if !crp.DeletionTimestamp.IsZero() || External(crp) {
+	if !crp.GetDeletionTimestamp().IsZero() || External(crp) {
 		return ctrl.Result{}, nil
 	}
-	s := &scope{placement: crp}
+	s := &scope{key: key, placement: crp}
 	for _, p := range []struct {
 		name string
 		run  phase
@@ -105,12 +108,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (ctrl
 
 // External reports whether a placement's bindings are moved by staged update
 // runs rather than by this controller.
-func External(crp *placementv1beta1.ClusterResourcePlacement) bool {
-	return crp.Spec.Strategy.Type == placementv1beta1.ExternalRolloutStrategyType
+func External(crp placementv1beta1.PlacementObj) bool {
+	return crp.GetPlacementSpec().Strategy.Type == placementv1beta1.ExternalRolloutStrategyType
 }
 
 func (r *Reconciler) loadLatest(ctx context.Context, s *scope) error {
-	latest, err := pipeline.LatestResourceSnapshot(ctx, r.Client, s.placement.Name)
+	latest, err := pipeline.LatestResourceSnapshot(ctx, r.Client, s.key)
 	if err != nil {
 		return err
 	}
@@ -120,12 +123,12 @@ func (r *Reconciler) loadLatest(ctx context.Context, s *scope) error {
 }
 
 func (r *Reconciler) loadBindings(ctx context.Context, s *scope) error {
-	all, err := pipeline.ListBindings(ctx, r.Client, s.placement.Name)
+	all, err := pipeline.ListBindings(ctx, r.Client, s.key)
 	if err != nil {
 		return err
 	}
 	for _, b := range all {
-		if b.DeletionTimestamp.IsZero() {
+		if b.GetDeletionTimestamp().IsZero() {
 			s.bindings = append(s.bindings, b)
 		}
 	}
@@ -139,27 +142,27 @@ func (r *Reconciler) plan(_ context.Context, s *scope) error {
 	period := unavailablePeriod(crp)
 	s.steps, s.ready = map[string]Step{}, map[string]bool{}
 	groups := map[string][]Binding{}
-	for i := range s.bindings {
-		b := &s.bindings[i]
+	for _, b := range s.bindings {
+		spec := b.GetBindingSpec()
 		ready, why, recheck := readiness(b, now, period)
 		if recheck > 0 && (s.recheck == 0 || recheck < s.recheck) {
 			s.recheck = recheck
 		}
-		s.ready[b.Name] = ready
-		hasResources := b.Spec.State == placementv1beta1.BindingStateBound ||
-			(b.Spec.State == placementv1beta1.BindingStateUnscheduled && b.Spec.ResourceSnapshotName != "")
+		s.ready[b.GetName()] = ready
+		hasResources := spec.State == placementv1beta1.BindingStateBound ||
+			(spec.State == placementv1beta1.BindingStateUnscheduled && spec.ResourceSnapshotName != "")
 		if !hasResources {
 			ready, why = false, ""
 		}
-		g := schedulinggroup.Of(b.Labels)
+		g := schedulinggroup.Of(b.GetLabels())
 		groups[g] = append(groups[g], Binding{
-			Name: b.Name, Cluster: b.Spec.TargetCluster, State: b.Spec.State,
-			HasResources: hasResources, Current: isCurrent(crp, b, s.latest, s.overrides[b.Name]), Ready: ready, NotReady: why,
+			Name: b.GetName(), Cluster: spec.TargetCluster, State: spec.State,
+			HasResources: hasResources, Current: isCurrent(crp, b, s.latest, s.overrides[b.GetName()]), Ready: ready, NotReady: why,
 		})
 	}
 	for g, bs := range groups {
 		target := targetCount(crp, g, bs)
-		maxUnavailable, maxSurge := Limits(crp.Spec.Strategy.RollingUpdate, target)
+		maxUnavailable, maxSurge := Limits(crp.GetPlacementSpec().Strategy.RollingUpdate, target)
 		for name, step := range SelectWave(Input{Target: target, MaxUnavailable: maxUnavailable, MaxSurge: maxSurge, Bindings: bs}).Steps {
 			s.steps[name] = step
 		}
@@ -173,29 +176,33 @@ func (r *Reconciler) move(ctx context.Context, s *scope) error {
 	crp, latest := s.placement, s.latest
 	lg := log.FromContext(ctx)
 	now := r.now()
-	for i := range s.bindings {
-		b := &s.bindings[i]
-		step := s.steps[b.Name]
+	for _, b := range s.bindings {
+		name, cluster := b.GetName(), b.GetBindingSpec().TargetCluster
+		// The wave clock is per binding; a ResourceBinding's name is unique in
+		// its namespace only.
+		wave := pipeline.PlacementKey{Namespace: b.GetNamespace(), Name: name}.String()
+		step := s.steps[name]
 		switch step.Action {
 		case ActionRemove:
-			if err := r.Client.Delete(ctx, b, client.Preconditions{UID: &b.UID, ResourceVersion: &b.ResourceVersion}); client.IgnoreNotFound(err) != nil {
-				return fmt.Errorf("failed to remove binding %s: %w", b.Name, err)
+			uid, rv := b.GetUID(), b.GetResourceVersion()
+			if err := r.Client.Delete(ctx, b, client.Preconditions{UID: &uid, ResourceVersion: &rv}); client.IgnoreNotFound(err) != nil {
+				return fmt.Errorf("failed to remove binding %s: %w", name, err)
 			}
-			r.waves.forget(b.Name)
-			lg.V(1).Info("removed binding", "binding", b.Name, "cluster", b.Spec.TargetCluster)
+			r.waves.forget(wave)
+			lg.V(1).Info("removed binding", "binding", name, "cluster", cluster)
 			continue
 		case ActionBind, ActionUpdate:
-			if err := r.moveToLatest(ctx, crp, b, latest, s.overrides[b.Name], step.Action == ActionBind); err != nil {
+			if err := r.moveToLatest(ctx, crp, b, latest, s.overrides[name], step.Action == ActionBind); err != nil {
 				return err
 			}
-			r.waves.start(b.Name, latest.Name, now)
-			lg.V(1).Info("moved binding", "binding", b.Name, "cluster", b.Spec.TargetCluster, "snapshot", latest.Name, "action", step.Action)
+			r.waves.start(wave, latest.GetName(), now)
+			lg.V(1).Info("moved binding", "binding", name, "cluster", cluster, "snapshot", latest.GetName(), "action", step.Action)
 		case ActionNone:
-			if s.ready[b.Name] {
-				r.waves.ready(b.Name, latest.Name, now)
+			if s.ready[name] {
+				r.waves.ready(wave, latest.GetName(), now)
 			}
 		}
-		if b.Spec.State == placementv1beta1.BindingStateUnscheduled {
+		if b.GetBindingSpec().State == placementv1beta1.BindingStateUnscheduled {
 			continue
 		}
 		if err := r.setRolloutStarted(ctx, b, latest, step); err != nil {
@@ -208,11 +215,11 @@ func (r *Reconciler) move(ctx context.Context, s *scope) error {
 // moveToLatest binds b to the latest snapshot with the placement's apply
 // strategy. Binding a Scheduled binding changes its state, which the scheduler
 // writes too, so that patch applies only while the binding is still Scheduled.
-func (r *Reconciler) moveToLatest(ctx context.Context, crp *placementv1beta1.ClusterResourcePlacement, b *placementv1beta1.ClusterResourceBinding,
-	latest *placementv1beta1.ClusterResourceSnapshot, ov overrides.BindingRefs, bind bool) error {
-	set := map[string]any{"resourceSnapshotName": latest.Name, "applyStrategy": nil}
+func (r *Reconciler) moveToLatest(ctx context.Context, crp placementv1beta1.PlacementObj, b placementv1beta1.BindingObj,
+	latest placementv1beta1.ResourceSnapshotObj, ov overrides.BindingRefs, bind bool) error {
+	set := map[string]any{"resourceSnapshotName": latest.GetName(), "applyStrategy": nil}
 	ov.Set(set)
-	if s := crp.Spec.Strategy.ApplyStrategy; s != nil {
+	if s := crp.GetPlacementSpec().Strategy.ApplyStrategy; s != nil {
 		set["applyStrategy"] = s
 	}
 	ifState := placementv1beta1.BindingState("")
@@ -225,35 +232,37 @@ func (r *Reconciler) moveToLatest(ctx context.Context, crp *placementv1beta1.Clu
 		return err
 	}
 	if err := r.Client.Patch(ctx, b, patch, client.FieldOwner(pipeline.ManagerRollout)); err != nil {
-		return fmt.Errorf("failed to move binding %s to snapshot %s: %w", b.Name, latest.Name, err)
+		return fmt.Errorf("failed to move binding %s to snapshot %s: %w", b.GetName(), latest.GetName(), err)
 	}
 	return nil
 }
 
 // setRolloutStarted records on the binding whether it is on the latest
 // resources (True) or held by the rolling update (False, saying by whom).
-func (r *Reconciler) setRolloutStarted(ctx context.Context, b *placementv1beta1.ClusterResourceBinding, latest *placementv1beta1.ClusterResourceSnapshot, step Step) error {
-	own := pipeline.OwnConditions(b.Status.Conditions, placementv1beta1.ConditionRolloutStarted)
+func (r *Reconciler) setRolloutStarted(ctx context.Context, b placementv1beta1.BindingObj, latest placementv1beta1.ResourceSnapshotObj, step Step) error {
+	own := pipeline.OwnConditions(b.GetBindingStatus().Conditions, placementv1beta1.ConditionRolloutStarted)
+	index := latest.GetLabels()[placementv1beta1.LabelResourceIndex]
 	if step.Action == ActionHold {
 		conditions.Set(&own, placementv1beta1.ConditionRolloutStarted, metav1.ConditionFalse, placementv1beta1.ReasonRolloutNotStartedYet,
-			fmt.Sprintf("resource snapshot %s (index %s) waits: %s", latest.Name, latest.Labels[placementv1beta1.LabelResourceIndex], step.Why), b.Generation)
+			fmt.Sprintf("resource snapshot %s (index %s) waits: %s", latest.GetName(), index, step.Why), b.GetGeneration())
 	} else {
 		conditions.Set(&own, placementv1beta1.ConditionRolloutStarted, metav1.ConditionTrue, placementv1beta1.ReasonRolloutStarted,
-			fmt.Sprintf("rolled out resource snapshot %s (index %s)", b.Spec.ResourceSnapshotName, latest.Labels[placementv1beta1.LabelResourceIndex]), b.Generation)
+			fmt.Sprintf("rolled out resource snapshot %s (index %s)", b.GetBindingSpec().ResourceSnapshotName, index), b.GetGeneration())
 	}
 	return pipeline.ApplyBindingStatus(ctx, r.Client, b, pipeline.ManagerRollout, []string{placementv1beta1.ConditionRolloutStarted}, pipeline.BindingStatus{Conditions: own})
 }
 
 // isCurrent reports whether b is Bound to the latest snapshot with the
 // placement's apply strategy and the latest applicable override snapshots.
-func isCurrent(crp *placementv1beta1.ClusterResourcePlacement, b *placementv1beta1.ClusterResourceBinding, latest *placementv1beta1.ClusterResourceSnapshot, ov overrides.BindingRefs) bool {
-	return b.Spec.State == placementv1beta1.BindingStateBound && b.Spec.ResourceSnapshotName == latest.Name &&
-		equality.Semantic.DeepEqual(b.Spec.ApplyStrategy, crp.Spec.Strategy.ApplyStrategy) && ov.Matches(&b.Spec)
+func isCurrent(crp placementv1beta1.PlacementObj, b placementv1beta1.BindingObj, latest placementv1beta1.ResourceSnapshotObj, ov overrides.BindingRefs) bool {
+	spec := b.GetBindingSpec()
+	return spec.State == placementv1beta1.BindingStateBound && spec.ResourceSnapshotName == latest.GetName() &&
+		equality.Semantic.DeepEqual(spec.ApplyStrategy, crp.GetPlacementSpec().Strategy.ApplyStrategy) && ov.Matches(spec)
 }
 
 // targetCount is how many clusters a group of the placement should be on.
-func targetCount(crp *placementv1beta1.ClusterResourcePlacement, group string, bs []Binding) int {
-	if p := crp.Spec.Policy; group == "" && p != nil {
+func targetCount(crp placementv1beta1.PlacementObj, group string, bs []Binding) int {
+	if p := crp.GetPlacementSpec().Policy; group == "" && p != nil {
 		switch {
 		case p.PlacementType == placementv1beta1.PickN && p.NumberOfClusters != nil:
 			return int(*p.NumberOfClusters)
@@ -270,8 +279,8 @@ func targetCount(crp *placementv1beta1.ClusterResourcePlacement, group string, b
 	return n
 }
 
-func unavailablePeriod(crp *placementv1beta1.ClusterResourcePlacement) time.Duration {
-	if ru := crp.Spec.Strategy.RollingUpdate; ru != nil && ru.UnavailablePeriodSeconds != nil {
+func unavailablePeriod(crp placementv1beta1.PlacementObj) time.Duration {
+	if ru := crp.GetPlacementSpec().Strategy.RollingUpdate; ru != nil && ru.UnavailablePeriodSeconds != nil {
 		return time.Duration(*ru.UnavailablePeriodSeconds) * time.Second
 	}
 	return 60 * time.Second
@@ -297,8 +306,11 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Named("rollout").
 		WithOptions(controller.Options{MaxConcurrentReconciles: max(r.Workers, 1)}).
 		For(&placementv1beta1.ClusterResourcePlacement{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		Watches(&placementv1beta1.ResourcePlacement{}, &handler.EnqueueRequestForObject{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Watches(&placementv1beta1.ClusterResourceBinding{}, enqueue.ByPlacementLabel(), builder.WithPredicates(bindingProgressChanged())).
+		Watches(&placementv1beta1.ResourceBinding{}, enqueue.ByPlacementLabel(), builder.WithPredicates(bindingProgressChanged())).
 		Watches(&placementv1beta1.ClusterResourceSnapshot{}, enqueue.ByPlacementLabel()).
+		Watches(&placementv1beta1.ResourceSnapshot{}, enqueue.ByPlacementLabel()).
 		Watches(&placementv1beta1.ClusterResourceOverrideSnapshot{}, handler.EnqueueRequestsFromMapFunc(r.placementsOfOverride)).
 		Watches(&placementv1beta1.ResourceOverrideSnapshot{}, handler.EnqueueRequestsFromMapFunc(r.placementsOfOverride)).
 		Watches(&clusterv1beta1.MemberCluster{}, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, o client.Object) []reconcile.Request {
@@ -308,7 +320,9 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 }
 
 // placementsOfOverride maps an override snapshot to the placements it may
-// concern: the one it names, or every placement.
+// concern: those it names (a ClusterResourceOverride's placement.name names a
+// ClusterResourcePlacement; a ResourceOverride's names one, or a
+// ResourcePlacement in its namespace), or every placement.
 func (r *Reconciler) placementsOfOverride(ctx context.Context, o client.Object) []reconcile.Request {
 	var placement string
 	switch s := o.(type) {
@@ -316,22 +330,26 @@ func (r *Reconciler) placementsOfOverride(ctx context.Context, o client.Object) 
 		if p := s.Spec.OverrideSpec.Placement; p != nil {
 			placement = p.Name
 		}
+		if placement != "" {
+			return []reconcile.Request{pipeline.PlacementKey{Name: placement}.Request()}
+		}
 	case *placementv1beta1.ResourceOverrideSnapshot:
 		if p := s.Spec.OverrideSpec.Placement; p != nil {
 			placement = p.Name
 		}
+		if placement != "" {
+			return []reconcile.Request{pipeline.PlacementKey{Name: placement}.Request(),
+				pipeline.PlacementKey{Namespace: s.Namespace, Name: placement}.Request()}
+		}
 	}
-	if placement != "" {
-		return []reconcile.Request{{NamespacedName: types.NamespacedName{Name: placement}}}
-	}
-	list := &placementv1beta1.ClusterResourcePlacementList{}
-	if err := r.Client.List(ctx, list); err != nil {
+	all, err := pipeline.ListPlacements(ctx, r.Client)
+	if err != nil {
 		log.FromContext(ctx).Error(err, "failed to list placements for an override snapshot", "snapshot", o.GetName())
 		return nil
 	}
-	out := make([]reconcile.Request, 0, len(list.Items))
-	for i := range list.Items {
-		out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Name: list.Items[i].Name}})
+	out := make([]reconcile.Request, 0, len(all))
+	for _, p := range all {
+		out = append(out, pipeline.KeyOf(p).Request())
 	}
 	return out
 }
@@ -340,16 +358,16 @@ func (r *Reconciler) placementsOfOverride(ctx context.Context, o client.Object) 
 // but an update that leaves spec, deletion and progress conditions as they were.
 func bindingProgressChanged() predicate.Predicate {
 	return predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
-		o, ok1 := e.ObjectOld.(*placementv1beta1.ClusterResourceBinding)
-		n, ok2 := e.ObjectNew.(*placementv1beta1.ClusterResourceBinding)
+		o, ok1 := e.ObjectOld.(placementv1beta1.BindingObj)
+		n, ok2 := e.ObjectNew.(placementv1beta1.BindingObj)
 		if !ok1 || !ok2 {
 			return true
 		}
-		if o.Generation != n.Generation || !o.DeletionTimestamp.Equal(n.DeletionTimestamp) {
+		if o.GetGeneration() != n.GetGeneration() || !o.GetDeletionTimestamp().Equal(n.GetDeletionTimestamp()) {
 			return true
 		}
 		for _, t := range []string{placementv1beta1.ConditionWorkSynchronized, placementv1beta1.ConditionApplied, placementv1beta1.ConditionAvailable} {
-			if pipeline.ConditionChanged(o.Status.Conditions, n.Status.Conditions, t) {
+			if pipeline.ConditionChanged(o.GetBindingStatus().Conditions, n.GetBindingStatus().Conditions, t) {
 				return true
 			}
 		}

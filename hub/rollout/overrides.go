@@ -12,13 +12,12 @@ import (
 // new resources.
 func (r *Reconciler) loadOverrides(ctx context.Context, s *scope) error {
 	s.overrides = map[string]overrides.BindingRefs{}
-	p, err := overrides.NewPlanner(ctx, r.Client, s.placement.Name, s.latest)
+	p, err := overrides.NewPlanner(ctx, r.Client, s.key, s.latest)
 	if err != nil {
 		return err
 	}
-	for i := range s.bindings {
-		b := &s.bindings[i]
-		if s.overrides[b.Name], err = p.For(ctx, b.Spec.TargetCluster); err != nil {
+	for _, b := range s.bindings {
+		if s.overrides[b.GetName()], err = p.For(ctx, b.GetBindingSpec().TargetCluster); err != nil {
 			return err
 		}
 	}

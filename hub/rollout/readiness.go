@@ -13,9 +13,10 @@ import (
 // readiness tells whether a binding's resources are Available on its cluster,
 // and if not, why; for resources the agent cannot track it also says how long
 // until they count as available (unavailablePeriod after they were applied).
-func readiness(b *placementv1beta1.ClusterResourceBinding, now time.Time, unavailablePeriod time.Duration) (ready bool, why string, recheck time.Duration) {
-	avail := conditions.Get(b.Status.Conditions, placementv1beta1.ConditionAvailable)
-	if avail != nil && avail.Status == metav1.ConditionTrue && avail.ObservedGeneration == b.Generation {
+func readiness(b placementv1beta1.BindingObj, now time.Time, unavailablePeriod time.Duration) (ready bool, why string, recheck time.Duration) {
+	st, gen := b.GetBindingStatus(), b.GetGeneration()
+	avail := conditions.Get(st.Conditions, placementv1beta1.ConditionAvailable)
+	if avail != nil && avail.Status == metav1.ConditionTrue && avail.ObservedGeneration == gen {
 		if avail.Reason != placementv1beta1.ReasonNotTrackable {
 			return true, "", 0
 		}
@@ -26,9 +27,9 @@ func readiness(b *placementv1beta1.ClusterResourceBinding, now time.Time, unavai
 		return false, fmt.Sprintf("applied, but not trackable: counted as available %s after it was applied, at %s", unavailablePeriod, until.UTC().Format(time.RFC3339)), until.Sub(now)
 	}
 	for _, t := range []string{placementv1beta1.ConditionWorkSynchronized, placementv1beta1.ConditionApplied, placementv1beta1.ConditionAvailable} {
-		c := conditions.Get(b.Status.Conditions, t)
+		c := conditions.Get(st.Conditions, t)
 		switch {
-		case c == nil || c.ObservedGeneration != b.Generation:
+		case c == nil || c.ObservedGeneration != gen:
 			return false, fmt.Sprintf("%s not reported yet for the current resources", t), 0
 		case c.Status != metav1.ConditionTrue:
 			return false, fmt.Sprintf("%s=%s %s: %s", t, c.Status, c.Reason, c.Message), 0

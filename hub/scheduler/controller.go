@@ -24,6 +24,7 @@ import (
 
 	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+	"github.com/flotilla-io/flotilla/hub/pipeline"
 	"github.com/flotilla-io/flotilla/hub/scheduler/framework"
 )
 
@@ -32,8 +33,9 @@ import (
 const Name = "flotilla-scheduler"
 
 // IsOurs reports whether the built-in scheduler schedules the placement.
-func IsOurs(crp *placementv1beta1.ClusterResourcePlacement) bool {
-	return crp.Spec.SchedulerName == "" || crp.Spec.SchedulerName == Name
+func IsOurs(p placementv1beta1.PlacementObj) bool {
+	name := p.GetPlacementSpec().SchedulerName
+	return name == "" || name == Name
 }
 
 // Reconciler schedules placements.
@@ -56,10 +58,12 @@ type Reconciler struct {
 
 // scope carries what the phases of one reconcile learn.
 type scope struct {
-	// placement is the object being reconciled (set by Reconcile).
-	placement *placementv1beta1.ClusterResourcePlacement
+	// key and placement are the placement being reconciled, of either kind (set
+	// by Reconcile).
+	key       pipeline.PlacementKey
+	placement placementv1beta1.PlacementObj
 	// snapshot is the latest policy snapshot (set by loadPolicySnapshot).
-	snapshot *placementv1beta1.ClusterSchedulingPolicySnapshot
+	snapshot placementv1beta1.PolicySnapshotObj
 	// dynamic are the Kratix dynamic selectors and groups the scheduling groups
 	// with selectors of their own, "" first (set by loadSelectors).
 	dynamic []framework.DynamicSelector
@@ -68,7 +72,7 @@ type scope struct {
 	clusters  []clusterv1beta1.MemberCluster
 	locations []clusterv1beta1.Location
 	// bindings are the placement's bindings in every group (set by loadWorld).
-	bindings []placementv1beta1.ClusterResourceBinding
+	bindings []placementv1beta1.BindingObj
 	// peers are the other placements and their clusters, read only when the
 	// policy has placement (anti-)affinity (set by loadWorld).
 	peers []framework.PlacementPeer
@@ -86,16 +90,18 @@ type scope struct {
 
 type phase func(ctx context.Context, s *scope) error
 
-// Reconcile schedules one ClusterResourcePlacement.
+// Reconcile schedules one placement: a ClusterResourcePlacement for a request
+// without namespace, a ResourcePlacement otherwise.
 func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (_ ctrl.Result, reterr error) {
-	crp := &placementv1beta1.ClusterResourcePlacement{}
-	if err := r.Client.Get(ctx, req.NamespacedName, crp); err != nil {
+	key := pipeline.KeyFromRequest(req)
+	p, err := pipeline.GetPlacement(ctx, r.Client, key)
+	if err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if !crp.DeletionTimestamp.IsZero() {
+	if !p.GetDeletionTimestamp().IsZero() {
 		return ctrl.Result{}, nil
 	}
-	s := &scope{placement: crp}
+	s := &scope{key: key, placement: p}
 	defer func() {
 		if reterr == nil && s.snapshot != nil && s.scheduled != nil {
 			reterr = r.setScheduled(ctx, s.snapshot, s.scheduled)
@@ -128,15 +134,16 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (_ ct
 
 // setScheduled records the cycle's outcome on the policy snapshot (the
 // scheduler is the only writer of the snapshot's status).
-func (r *Reconciler) setScheduled(ctx context.Context, snap *placementv1beta1.ClusterSchedulingPolicySnapshot, res *framework.CycleResult) error {
-	patch := client.MergeFrom(snap.DeepCopy())
-	before := snap.Status.DeepCopy()
-	setCondition(&snap.Status.Conditions, placementv1beta1.ConditionScheduled, res.Status, res.Reason, res.Message, snap.Generation)
-	snap.Status.TargetClusters = res.Decisions
-	if len(snap.Status.TargetClusters) > 1000 {
-		snap.Status.TargetClusters = snap.Status.TargetClusters[:1000]
+func (r *Reconciler) setScheduled(ctx context.Context, snap placementv1beta1.PolicySnapshotObj, res *framework.CycleResult) error {
+	patch := client.MergeFrom(snap.DeepCopyObject().(client.Object))
+	st := snap.GetPolicySnapshotStatus()
+	before := st.DeepCopy()
+	setCondition(&st.Conditions, placementv1beta1.ConditionScheduled, res.Status, res.Reason, res.Message, snap.GetGeneration())
+	st.TargetClusters = res.Decisions
+	if len(st.TargetClusters) > 1000 {
+		st.TargetClusters = st.TargetClusters[:1000]
 	}
-	if statusEqual(before, &snap.Status) {
+	if statusEqual(before, st) {
 		return nil
 	}
 	if err := r.Client.Status().Patch(ctx, snap, patch, client.FieldOwner(scheduledManager)); err != nil {
@@ -159,7 +166,7 @@ func (r *Reconciler) gracefulTimeout() time.Duration {
 	return r.GracefulTimeout
 }
 
-func (r *Reconciler) event(crp *placementv1beta1.ClusterResourcePlacement, eventType, reason, format string, args ...any) {
+func (r *Reconciler) event(crp placementv1beta1.PlacementObj, eventType, reason, format string, args ...any) {
 	if r.Recorder != nil {
 		r.Recorder.Eventf(crp, nil, eventType, reason, "Schedule", format, args...)
 	}

@@ -25,11 +25,11 @@ type release struct {
 // the request passes — each with the message for its Scheduled condition. It
 // also returns the evictions released because the replacement is available, and
 // when the first held one times out.
-func gracefulHolds(now time.Time, timeout time.Duration, active map[string]*placementv1beta1.ClusterResourceBinding, res framework.CycleResult) (map[string]string, []release, time.Duration) {
+func gracefulHolds(now time.Time, timeout time.Duration, active map[string]placementv1beta1.BindingObj, res framework.CycleResult) (map[string]string, []release, time.Duration) {
 	var waiting []string
 	for _, c := range res.Selected {
 		b := active[c]
-		if b == nil || !conditions.IsCurrentTrue(b.Status.Conditions, placementv1beta1.ConditionAvailable, b.Generation) {
+		if b == nil || !conditions.IsCurrentTrue(b.GetBindingStatus().Conditions, placementv1beta1.ConditionAvailable, b.GetGeneration()) {
 			waiting = append(waiting, c)
 		}
 	}

@@ -36,16 +36,16 @@ func TestGracefulHoldsKeepAnEvictedBindingUntilItsReplacementIsAvailable(t *test
 	}
 	for _, tc := range []struct {
 		name         string
-		active       map[string]*placementv1beta1.ClusterResourceBinding
+		active       map[string]placementv1beta1.BindingObj
 		now          time.Time
 		wantHeld     bool
 		wantReleased bool
 	}{
-		{"kept while the replacement has no binding yet", map[string]*placementv1beta1.ClusterResourceBinding{"m1": evicted()}, now, true, false},
-		{"kept while the replacement is not available", map[string]*placementv1beta1.ClusterResourceBinding{"m1": evicted(), "m2": boundTo("m2", false)}, now, true, false},
-		{"released once the replacement is available", map[string]*placementv1beta1.ClusterResourceBinding{"m1": evicted(), "m2": boundTo("m2", true)}, now, false, true},
-		{"released after the graceful timeout", map[string]*placementv1beta1.ClusterResourceBinding{"m1": evicted(), "m2": boundTo("m2", false)}, now.Add(5 * time.Minute), false, false},
-		{"a cluster left for another reason is not held", map[string]*placementv1beta1.ClusterResourceBinding{"m1": boundTo("m1", true)}, now, false, false},
+		{"kept while the replacement has no binding yet", map[string]placementv1beta1.BindingObj{"m1": evicted()}, now, true, false},
+		{"kept while the replacement is not available", map[string]placementv1beta1.BindingObj{"m1": evicted(), "m2": boundTo("m2", false)}, now, true, false},
+		{"released once the replacement is available", map[string]placementv1beta1.BindingObj{"m1": evicted(), "m2": boundTo("m2", true)}, now, false, true},
+		{"released after the graceful timeout", map[string]placementv1beta1.BindingObj{"m1": evicted(), "m2": boundTo("m2", false)}, now.Add(5 * time.Minute), false, false},
+		{"a cluster left for another reason is not held", map[string]placementv1beta1.BindingObj{"m1": boundTo("m1", true)}, now, false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			held, released, _ := gracefulHolds(tc.now, 5*time.Minute, tc.active, res)

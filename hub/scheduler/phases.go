@@ -25,7 +25,7 @@ import (
 const scheduledManager = pipeline.ManagerScheduler
 
 func (r *Reconciler) loadPolicySnapshot(ctx context.Context, s *scope) error {
-	snap, err := pipeline.LatestPolicySnapshot(ctx, r.Client, s.placement.Name)
+	snap, err := pipeline.LatestPolicySnapshot(ctx, r.Client, s.key)
 	if err != nil {
 		return err
 	}
@@ -41,7 +41,7 @@ func (r *Reconciler) checkSchedulerName(_ context.Context, s *scope) error {
 		return nil
 	}
 	s.scheduled = &framework.CycleResult{Status: metav1.ConditionUnknown, Reason: placementv1beta1.ReasonWaitingForExternalScheduler,
-		Message: fmt.Sprintf("schedulerName is %q: waiting for that scheduler to write bindings", s.placement.Spec.SchedulerName)}
+		Message: fmt.Sprintf("schedulerName is %q: waiting for that scheduler to write bindings", s.placement.GetPlacementSpec().SchedulerName)}
 	s.done = true
 	return nil
 }
@@ -72,7 +72,7 @@ func (r *Reconciler) loadWorld(ctx context.Context, s *scope) error {
 	}
 	s.clusters = clusters.Items
 	s.recheck = pipeline.Sooner(s.recheck, r.graceDeadline(s.clusters))
-	policy := s.snapshot.Spec.Policy
+	policy := s.snapshot.GetPolicySnapshotSpec().Policy
 	if policy != nil && len(policy.LocationSelectors) > 0 {
 		locations := &clusterv1beta1.LocationList{}
 		if err := r.Client.List(ctx, locations); err != nil {
@@ -80,13 +80,13 @@ func (r *Reconciler) loadWorld(ctx context.Context, s *scope) error {
 		}
 		s.locations = locations.Items
 	}
-	own := &placementv1beta1.ClusterResourceBindingList{}
-	if err := r.Client.List(ctx, own, client.MatchingFields{pipeline.IndexBindingPlacement: s.placement.Name}); err != nil {
-		return fmt.Errorf("failed to list bindings: %w", err)
+	own, err := pipeline.ListBindingsCached(ctx, r.Client, s.key)
+	if err != nil {
+		return err
 	}
-	s.bindings = own.Items
+	s.bindings = own
 	if usesPlacementAffinity(policy) {
-		peers, err := r.loadPeers(ctx, s.placement.Name)
+		peers, err := r.loadPeers(ctx, s.key)
 		if err != nil {
 			return err
 		}
@@ -120,50 +120,56 @@ func usesPlacementAffinity(p *placementv1beta1.PlacementPolicy) bool {
 	return p != nil && p.Affinity != nil && (p.Affinity.PlacementAffinity != nil || p.Affinity.PlacementAntiAffinity != nil)
 }
 
-// loadPeers lists the other placements and the clusters they are on.
-func (r *Reconciler) loadPeers(ctx context.Context, self string) ([]framework.PlacementPeer, error) {
-	placements := &placementv1beta1.ClusterResourcePlacementList{}
-	if err := r.Client.List(ctx, placements); err != nil {
-		return nil, fmt.Errorf("failed to list placements: %w", err)
+// loadPeers lists the other placements of the same kind (for a
+// ResourcePlacement, in its namespace) and the clusters they are on.
+func (r *Reconciler) loadPeers(ctx context.Context, self pipeline.PlacementKey) ([]framework.PlacementPeer, error) {
+	all, err := pipeline.ListPlacements(ctx, r.Client)
+	if err != nil {
+		return nil, err
 	}
 	var peers []framework.PlacementPeer
-	for _, p := range placements.Items {
-		if p.Name == self {
+	for _, p := range all {
+		key := pipeline.KeyOf(p)
+		if key == self || key.Namespace != self.Namespace {
 			continue
 		}
-		list := &placementv1beta1.ClusterResourceBindingList{}
-		if err := r.Client.List(ctx, list, client.MatchingFields{pipeline.IndexBindingPlacement: p.Name}); err != nil {
-			return nil, fmt.Errorf("failed to list bindings of %s: %w", p.Name, err)
+		list, err := pipeline.ListBindingsCached(ctx, r.Client, key)
+		if err != nil {
+			return nil, err
 		}
 		var on []string
-		for _, b := range pipeline.ActiveBindings(list.Items) {
-			on = append(on, b.Spec.TargetCluster)
+		for _, b := range pipeline.ActiveBindings(list) {
+			on = append(on, b.GetBindingSpec().TargetCluster)
 		}
-		peers = append(peers, framework.PlacementPeer{Name: p.Name, Labels: p.Labels, Clusters: on})
+		peers = append(peers, framework.PlacementPeer{Name: key.String(), Labels: p.GetLabels(), Clusters: on})
 	}
 	return peers, nil
 }
 
 // loadExclusions collects the clusters the placement must leave: its executed
-// ClusterResourcePlacementEvictions and the failover controller's requests.
+// ClusterResourcePlacementEvictions (ClusterResourcePlacements only) and the
+// failover controller's requests.
 func (r *Reconciler) loadExclusions(ctx context.Context, s *scope) error {
-	list := &placementv1beta1.ClusterResourcePlacementEvictionList{}
-	if err := r.Client.List(ctx, list, client.MatchingFields{pipeline.IndexEvictionPlacement: s.placement.Name}); err != nil {
-		return fmt.Errorf("failed to list evictions: %w", err)
+	if !s.key.Namespaced() {
+		list := &placementv1beta1.ClusterResourcePlacementEvictionList{}
+		if err := r.Client.List(ctx, list, client.MatchingFields{pipeline.IndexEvictionPlacement: s.key.Name}); err != nil {
+			return fmt.Errorf("failed to list evictions: %w", err)
+		}
+		s.excluded = ExcludedClusters(s.key.Name, list.Items)
 	}
-	s.excluded = ExcludedClusters(s.placement.Name, list.Items)
 	for _, b := range pipeline.ActiveBindings(s.bindings) {
 		c := pipeline.EvictionRequested(b)
 		if c == nil {
 			continue
 		}
-		if _, manual := s.excluded[b.Spec.TargetCluster]; manual {
+		cluster := b.GetBindingSpec().TargetCluster
+		if _, manual := s.excluded[cluster]; manual {
 			continue
 		}
 		if s.excluded == nil {
 			s.excluded = map[string]string{}
 		}
-		s.excluded[b.Spec.TargetCluster] = "evicted: " + c.Message
+		s.excluded[cluster] = "evicted: " + c.Message
 	}
 	return nil
 }
@@ -190,10 +196,10 @@ func (r *Reconciler) schedule(ctx context.Context, s *scope) error {
 }
 
 // groupBindings are the placement's bindings of one scheduling group.
-func (s *scope) groupBindings(group string) []placementv1beta1.ClusterResourceBinding {
-	var out []placementv1beta1.ClusterResourceBinding
+func (s *scope) groupBindings(group string) []placementv1beta1.BindingObj {
+	var out []placementv1beta1.BindingObj
 	for _, b := range s.bindings {
-		if schedulinggroup.Of(b.Labels) == group {
+		if schedulinggroup.Of(b.GetLabels()) == group {
 			out = append(out, b)
 		}
 	}
@@ -206,9 +212,9 @@ func (r *Reconciler) scheduleGroup(ctx context.Context, s *scope, group string) 
 	crp := s.placement
 	existing := s.groupBindings(group)
 	in := framework.CycleInput{
-		PlacementName:    crp.Name,
-		PlacementLabels:  crp.Labels,
-		Policy:           s.snapshot.Spec.Policy,
+		PlacementName:    s.key.String(),
+		PlacementLabels:  crp.GetLabels(),
+		Policy:           s.snapshot.GetPolicySnapshotSpec().Policy,
 		Clusters:         s.clusters,
 		Locations:        s.locations,
 		Bindings:         existing,
@@ -236,12 +242,12 @@ func (r *Reconciler) scheduleGroup(ctx context.Context, s *scope, group string) 
 		res.Status, res.Reason, res.Message = metav1.ConditionFalse, placementv1beta1.ReasonScheduleFailed, fmt.Sprintf("the policy cannot be evaluated: %v", err)
 		return res, nil
 	}
-	active := map[string]*placementv1beta1.ClusterResourceBinding{}
+	active := map[string]placementv1beta1.BindingObj{}
 	for _, b := range pipeline.ActiveBindings(existing) {
-		active[b.Spec.TargetCluster] = b
+		active[b.GetBindingSpec().TargetCluster] = b
 	}
 	for i := range res.Decisions {
-		if b := active[res.Decisions[i].ClusterName]; b != nil {
+		if b, ok := active[res.Decisions[i].ClusterName]; ok {
 			if why := pipeline.EvictionKept(b); why != "" {
 				res.Decisions[i].Reason = why
 			}
@@ -277,13 +283,12 @@ func BindingName(placement, group, cluster string) string {
 // the decision recorded on each, and Unscheduled for the clusters to leave (the
 // rollout then removes them within maxUnavailable).
 func (r *Reconciler) applyBindings(ctx context.Context, s *scope, group string,
-	existing []placementv1beta1.ClusterResourceBinding, res framework.CycleResult, held map[string]string) error {
+	existing []placementv1beta1.BindingObj, res framework.CycleResult, held map[string]string) error {
 	crp, snap := s.placement, s.snapshot
-	byCluster := map[string]*placementv1beta1.ClusterResourceBinding{}
-	for i := range existing {
-		b := &existing[i]
-		if b.DeletionTimestamp.IsZero() {
-			byCluster[b.Spec.TargetCluster] = b
+	byCluster := map[string]placementv1beta1.BindingObj{}
+	for _, b := range existing {
+		if b.GetDeletionTimestamp().IsZero() {
+			byCluster[b.GetBindingSpec().TargetCluster] = b
 		}
 	}
 	decisions := map[string]placementv1beta1.ClusterDecision{}
@@ -293,20 +298,18 @@ func (r *Reconciler) applyBindings(ctx context.Context, s *scope, group string,
 	for _, cluster := range res.Selected {
 		b, ok := byCluster[cluster]
 		if !ok {
-			b = &placementv1beta1.ClusterResourceBinding{
-				ObjectMeta: metav1.ObjectMeta{
-					Name:   BindingName(crp.Name, group, cluster),
-					Labels: map[string]string{placementv1beta1.LabelPlacementName: crp.Name},
-				},
-				Spec: placementv1beta1.ResourceBindingSpec{
-					State:                        placementv1beta1.BindingStateScheduled,
-					TargetCluster:                cluster,
-					SchedulingPolicySnapshotName: snap.Name,
-					ClusterDecision:              decisions[cluster],
-				},
-			}
+			b = pipeline.NewBinding(s.key)
+			b.SetName(BindingName(s.key.Name, group, cluster))
+			labels := s.key.Labels()
 			if group != "" {
-				b.Labels[schedulinggroup.LabelGroup] = group
+				labels[schedulinggroup.LabelGroup] = group
+			}
+			b.SetLabels(labels)
+			*b.GetBindingSpec() = placementv1beta1.ResourceBindingSpec{
+				State:                        placementv1beta1.BindingStateScheduled,
+				TargetCluster:                cluster,
+				SchedulingPolicySnapshotName: snap.GetName(),
+				ClusterDecision:              decisions[cluster],
 			}
 			if err := controllerutil.SetControllerReference(crp, b, r.Scheme); err != nil {
 				return err
@@ -319,8 +322,8 @@ func (r *Reconciler) applyBindings(ctx context.Context, s *scope, group string,
 				return fmt.Errorf("failed to create binding for %s: %w", cluster, err)
 			}
 		} else {
-			want := b.Spec.DeepCopy()
-			want.SchedulingPolicySnapshotName = snap.Name
+			want := b.GetBindingSpec().DeepCopy()
+			want.SchedulingPolicySnapshotName = snap.GetName()
 			want.ClusterDecision = decisions[cluster]
 			if want.State == placementv1beta1.BindingStateUnscheduled {
 				want.State = placementv1beta1.BindingStateScheduled
@@ -335,7 +338,7 @@ func (r *Reconciler) applyBindings(ctx context.Context, s *scope, group string,
 	}
 	for _, cluster := range res.Unschedule {
 		b, ok := byCluster[cluster]
-		if !ok || b.Spec.State == placementv1beta1.BindingStateUnscheduled {
+		if !ok || b.GetBindingSpec().State == placementv1beta1.BindingStateUnscheduled {
 			continue
 		}
 		if msg, ok := held[cluster]; ok {
@@ -345,7 +348,7 @@ func (r *Reconciler) applyBindings(ctx context.Context, s *scope, group string,
 			}
 			continue
 		}
-		want := b.Spec.DeepCopy()
+		want := b.GetBindingSpec().DeepCopy()
 		want.State = placementv1beta1.BindingStateUnscheduled
 		want.ClusterDecision = decisions[cluster]
 		if err := r.patchSpec(ctx, b, *want); err != nil {
@@ -358,14 +361,15 @@ func (r *Reconciler) applyBindings(ctx context.Context, s *scope, group string,
 // patchSpec writes the scheduler's fields of a binding's spec. A change of
 // spec.state, which the rollout writes too, applies only while the state is
 // still what the scheduler read; the other fields are the scheduler's alone.
-func (r *Reconciler) patchSpec(ctx context.Context, b *placementv1beta1.ClusterResourceBinding, want placementv1beta1.ResourceBindingSpec) error {
-	if equality.Semantic.DeepEqual(want, b.Spec) {
+func (r *Reconciler) patchSpec(ctx context.Context, b placementv1beta1.BindingObj, want placementv1beta1.ResourceBindingSpec) error {
+	have := b.GetBindingSpec()
+	if equality.Semantic.DeepEqual(want, *have) {
 		return nil
 	}
 	set := map[string]any{"schedulingPolicySnapshotName": want.SchedulingPolicySnapshotName, "clusterDecision": want.ClusterDecision}
 	ifState := placementv1beta1.BindingState("")
-	if want.State != b.Spec.State {
-		ifState = b.Spec.State
+	if want.State != have.State {
+		ifState = have.State
 		set["state"] = want.State
 	}
 	patch, err := pipeline.SpecPatch(b, ifState, set)
@@ -373,37 +377,38 @@ func (r *Reconciler) patchSpec(ctx context.Context, b *placementv1beta1.ClusterR
 		return err
 	}
 	if err := r.Client.Patch(ctx, b, patch, client.FieldOwner(scheduledManager)); err != nil {
-		return fmt.Errorf("failed to update binding %s: %w", b.Name, err)
+		return fmt.Errorf("failed to update binding %s: %w", b.GetName(), err)
 	}
 	return nil
 }
 
 // setScheduledCondition records on the binding whether its cluster still matches
 // (Kratix: a misplaced workload is flagged, not moved) or is being evicted.
-func (r *Reconciler) setScheduledCondition(ctx context.Context, crp *placementv1beta1.ClusterResourcePlacement, b *placementv1beta1.ClusterResourceBinding, misplaced, evicting string) error {
-	own := pipeline.OwnConditions(b.Status.Conditions, placementv1beta1.ConditionScheduled)
+func (r *Reconciler) setScheduledCondition(ctx context.Context, crp placementv1beta1.PlacementObj, b placementv1beta1.BindingObj, misplaced, evicting string) error {
+	own := pipeline.OwnConditions(b.GetBindingStatus().Conditions, placementv1beta1.ConditionScheduled)
+	gen, spec := b.GetGeneration(), b.GetBindingSpec()
 	was := conditions.Get(own, placementv1beta1.ConditionScheduled)
 	wasMisplaced := was != nil && was.Reason == placementv1beta1.ReasonMisplaced
 	switch {
 	case evicting != "":
-		conditions.Set(&own, placementv1beta1.ConditionScheduled, metav1.ConditionFalse, placementv1beta1.ReasonEvicting, evicting, b.Generation)
+		conditions.Set(&own, placementv1beta1.ConditionScheduled, metav1.ConditionFalse, placementv1beta1.ReasonEvicting, evicting, gen)
 	case misplaced != "":
-		conditions.Set(&own, placementv1beta1.ConditionScheduled, metav1.ConditionFalse, placementv1beta1.ReasonMisplaced, misplaced, b.Generation)
+		conditions.Set(&own, placementv1beta1.ConditionScheduled, metav1.ConditionFalse, placementv1beta1.ReasonMisplaced, misplaced, gen)
 	default:
-		msg := b.Spec.ClusterDecision.Reason
+		msg := spec.ClusterDecision.Reason
 		if msg == "" {
 			msg = "picked by the scheduler"
 		}
-		conditions.Set(&own, placementv1beta1.ConditionScheduled, metav1.ConditionTrue, placementv1beta1.ReasonScheduled, msg, b.Generation)
+		conditions.Set(&own, placementv1beta1.ConditionScheduled, metav1.ConditionTrue, placementv1beta1.ReasonScheduled, msg, gen)
 	}
 	if err := pipeline.ApplyBindingStatus(ctx, r.Client, b, scheduledManager, []string{placementv1beta1.ConditionScheduled}, pipeline.BindingStatus{Conditions: own}); err != nil {
 		return err
 	}
 	switch {
 	case misplaced != "" && !wasMisplaced:
-		r.event(crp, corev1.EventTypeWarning, placementv1beta1.ReasonMisplaced, "misplaced on %s (kept, not moved): %s", b.Spec.TargetCluster, misplaced)
+		r.event(crp, corev1.EventTypeWarning, placementv1beta1.ReasonMisplaced, "misplaced on %s (kept, not moved): %s", spec.TargetCluster, misplaced)
 	case misplaced == "" && evicting == "" && wasMisplaced:
-		r.event(crp, corev1.EventTypeNormal, placementv1beta1.ReasonScheduled, "%s matches the placement again", b.Spec.TargetCluster)
+		r.event(crp, corev1.EventTypeNormal, placementv1beta1.ReasonScheduled, "%s matches the placement again", spec.TargetCluster)
 	}
 	return nil
 }
@@ -416,13 +421,13 @@ func (r *Reconciler) unscheduleStaleGroups(ctx context.Context, s *scope) error 
 		current[g] = true
 	}
 	for _, b := range pipeline.ActiveBindings(s.bindings) {
-		if current[schedulinggroup.Of(b.Labels)] {
+		if current[schedulinggroup.Of(b.GetLabels())] {
 			continue
 		}
-		want := b.Spec.DeepCopy()
+		want := b.GetBindingSpec().DeepCopy()
 		want.State = placementv1beta1.BindingStateUnscheduled
 		if err := r.patchSpec(ctx, b, *want); err != nil {
-			return fmt.Errorf("failed to unschedule binding %s of a removed group: %w", b.Name, err)
+			return fmt.Errorf("failed to unschedule binding %s of a removed group: %w", b.GetName(), err)
 		}
 	}
 	return nil
@@ -430,9 +435,9 @@ func (r *Reconciler) unscheduleStaleGroups(ctx context.Context, s *scope) error 
 
 // rebalanceRequested reports whether the placement asks for a rebalance the
 // scheduler has not acted on yet.
-func rebalanceRequested(crp *placementv1beta1.ClusterResourcePlacement, snap *placementv1beta1.ClusterSchedulingPolicySnapshot) bool {
-	want := crp.Annotations[placementv1beta1.AnnotationRebalance]
-	return want != "" && want != snap.Annotations[placementv1beta1.AnnotationRebalanced]
+func rebalanceRequested(crp, snap metav1.Object) bool {
+	want := crp.GetAnnotations()[placementv1beta1.AnnotationRebalance]
+	return want != "" && want != snap.GetAnnotations()[placementv1beta1.AnnotationRebalanced]
 }
 
 // recordRebalance notes on the snapshot that the placement's rebalance request
@@ -442,8 +447,13 @@ func (r *Reconciler) recordRebalance(ctx context.Context, s *scope) error {
 		return nil
 	}
 	snap := s.snapshot
-	patch := client.MergeFrom(snap.DeepCopy())
-	metav1.SetMetaDataAnnotation(&snap.ObjectMeta, placementv1beta1.AnnotationRebalanced, s.placement.Annotations[placementv1beta1.AnnotationRebalance])
+	patch := client.MergeFrom(snap.DeepCopyObject().(client.Object))
+	annotations := snap.GetAnnotations()
+	if annotations == nil {
+		annotations = map[string]string{}
+	}
+	annotations[placementv1beta1.AnnotationRebalanced] = s.placement.GetAnnotations()[placementv1beta1.AnnotationRebalance]
+	snap.SetAnnotations(annotations)
 	if err := r.Client.Patch(ctx, snap, patch, client.FieldOwner(scheduledManager)); err != nil {
 		return fmt.Errorf("failed to record the rebalance: %w", err)
 	}
@@ -451,15 +461,15 @@ func (r *Reconciler) recordRebalance(ctx context.Context, s *scope) error {
 }
 
 // notSelected lists the clusters of active bindings that are not in selected.
-func notSelected(bindings []placementv1beta1.ClusterResourceBinding, selected []string) []string {
+func notSelected(bindings []placementv1beta1.BindingObj, selected []string) []string {
 	keep := map[string]bool{}
 	for _, c := range selected {
 		keep[c] = true
 	}
 	var out []string
 	for _, b := range pipeline.ActiveBindings(bindings) {
-		if !keep[b.Spec.TargetCluster] {
-			out = append(out, b.Spec.TargetCluster)
+		if cluster := b.GetBindingSpec().TargetCluster; !keep[cluster] {
+			out = append(out, cluster)
 		}
 	}
 	sort.Strings(out)

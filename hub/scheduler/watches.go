@@ -3,7 +3,6 @@ package scheduler
 import (
 	"context"
 
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -37,16 +36,21 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if err := pipeline.SetupIndexes(mgr); err != nil {
 		return err
 	}
+	placementChanged := builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))
+	snapshotChanged := builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, predicate.LabelChangedPredicate{}))
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("scheduler").
 		WithOptions(controller.Options{MaxConcurrentReconciles: max(r.Workers, 1)}).
-		For(&placementv1beta1.ClusterResourcePlacement{}, builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
-		Watches(&placementv1beta1.ClusterSchedulingPolicySnapshot{}, enqueue.ByPlacementLabel(),
-			builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, predicate.LabelChangedPredicate{}))).
+		For(&placementv1beta1.ClusterResourcePlacement{}, placementChanged).
+		Watches(&placementv1beta1.ResourcePlacement{}, &handler.EnqueueRequestForObject{}, placementChanged).
+		Watches(&placementv1beta1.ClusterSchedulingPolicySnapshot{}, enqueue.ByPlacementLabel(), snapshotChanged).
+		Watches(&placementv1beta1.SchedulingPolicySnapshot{}, enqueue.ByPlacementLabel(), snapshotChanged).
 		Watches(&placementv1beta1.ClusterResourceBinding{}, r.bindingHandler()).
+		Watches(&placementv1beta1.ResourceBinding{}, r.bindingHandler()).
 		Watches(&clusterv1beta1.MemberCluster{}, r.clusterHandler()).
-		Watches(&clusterv1beta1.Location{}, r.placementsWhere(func(p *placementv1beta1.ClusterResourcePlacement) bool {
-			return p.Spec.Policy != nil && len(p.Spec.Policy.LocationSelectors) > 0
+		Watches(&clusterv1beta1.Location{}, r.placementsWhere(func(p placementv1beta1.PlacementObj) bool {
+			policy := p.GetPlacementSpec().Policy
+			return policy != nil && len(policy.LocationSelectors) > 0
 		})).
 		Watches(&placementv1beta1.ClusterResourcePlacementEviction{}, handler.EnqueueRequestsFromMapFunc(placementOfEviction)).
 		Complete(r)
@@ -54,39 +58,40 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 
 // bindingHandler maps binding events to the placements they can change.
 func (r *Reconciler) bindingHandler() handler.EventHandler {
-	own := func(ctx context.Context, o *placementv1beta1.ClusterResourceBinding, q queue) {
+	own := func(ctx context.Context, o placementv1beta1.BindingObj, q queue) {
 		for _, req := range enqueue.PlacementOf(ctx, o) {
 			q.Add(req)
 		}
 	}
 	peers := func(ctx context.Context, q queue) {
-		r.addPlacementsWhere(ctx, q, func(p *placementv1beta1.ClusterResourcePlacement) bool { return usesPlacementAffinity(p.Spec.Policy) })
+		r.addPlacementsWhere(ctx, q, func(p placementv1beta1.PlacementObj) bool { return usesPlacementAffinity(p.GetPlacementSpec().Policy) })
 	}
 	return handler.Funcs{
 		CreateFunc: func(ctx context.Context, e event.CreateEvent, q queue) {
-			if b, ok := e.Object.(*placementv1beta1.ClusterResourceBinding); ok {
+			if b, ok := e.Object.(placementv1beta1.BindingObj); ok {
 				own(ctx, b, q)
 				peers(ctx, q)
 			}
 		},
 		DeleteFunc: func(ctx context.Context, e event.DeleteEvent, q queue) {
-			if b, ok := e.Object.(*placementv1beta1.ClusterResourceBinding); ok {
+			if b, ok := e.Object.(placementv1beta1.BindingObj); ok {
 				own(ctx, b, q)
 				peers(ctx, q)
 			}
 		},
 		UpdateFunc: func(ctx context.Context, e event.UpdateEvent, q queue) {
-			o, ok1 := e.ObjectOld.(*placementv1beta1.ClusterResourceBinding)
-			n, ok2 := e.ObjectNew.(*placementv1beta1.ClusterResourceBinding)
+			o, ok1 := e.ObjectOld.(placementv1beta1.BindingObj)
+			n, ok2 := e.ObjectNew.(placementv1beta1.BindingObj)
 			if !ok1 || !ok2 {
 				return
 			}
 			if pipeline.IsActive(o) != pipeline.IsActive(n) {
 				peers(ctx, q)
 			}
-			if o.Generation != n.Generation || !o.DeletionTimestamp.Equal(n.DeletionTimestamp) ||
-				pipeline.ConditionChanged(o.Status.Conditions, n.Status.Conditions, placementv1beta1.ConditionEvictionRequested) ||
-				pipeline.ConditionChanged(o.Status.Conditions, n.Status.Conditions, placementv1beta1.ConditionAvailable) {
+			oc, nc := o.GetBindingStatus().Conditions, n.GetBindingStatus().Conditions
+			if o.GetGeneration() != n.GetGeneration() || !o.GetDeletionTimestamp().Equal(n.GetDeletionTimestamp()) ||
+				pipeline.ConditionChanged(oc, nc, placementv1beta1.ConditionEvictionRequested) ||
+				pipeline.ConditionChanged(oc, nc, placementv1beta1.ConditionAvailable) {
 				own(ctx, n, q)
 			}
 		},
@@ -96,7 +101,7 @@ func (r *Reconciler) bindingHandler() handler.EventHandler {
 // clusterHandler maps MemberCluster events to the placements they can change.
 func (r *Reconciler) clusterHandler() handler.EventHandler {
 	all := func(ctx context.Context, q queue) {
-		r.addPlacementsWhere(ctx, q, func(*placementv1beta1.ClusterResourcePlacement) bool { return true })
+		r.addPlacementsWhere(ctx, q, func(placementv1beta1.PlacementObj) bool { return true })
 	}
 	return handler.Funcs{
 		CreateFunc: func(ctx context.Context, _ event.CreateEvent, q queue) { all(ctx, q) },
@@ -112,8 +117,8 @@ func (r *Reconciler) clusterHandler() handler.EventHandler {
 			case change.Placement:
 				all(ctx, q)
 			case len(change.Properties) > 0:
-				r.addPlacementsWhere(ctx, q, func(p *placementv1beta1.ClusterResourcePlacement) bool {
-					return enqueue.UsesProperty(p.Spec.Policy, change.Properties)
+				r.addPlacementsWhere(ctx, q, func(p placementv1beta1.PlacementObj) bool {
+					return enqueue.UsesProperty(p.GetPlacementSpec().Policy, change.Properties)
 				})
 			}
 		},
@@ -121,7 +126,7 @@ func (r *Reconciler) clusterHandler() handler.EventHandler {
 }
 
 // placementsWhere enqueues, for any event, the placements of ours that match.
-func (r *Reconciler) placementsWhere(match func(*placementv1beta1.ClusterResourcePlacement) bool) handler.EventHandler {
+func (r *Reconciler) placementsWhere(match func(placementv1beta1.PlacementObj) bool) handler.EventHandler {
 	add := func(ctx context.Context, q queue) { r.addPlacementsWhere(ctx, q, match) }
 	return handler.Funcs{
 		CreateFunc:  func(ctx context.Context, _ event.CreateEvent, q queue) { add(ctx, q) },
@@ -131,15 +136,14 @@ func (r *Reconciler) placementsWhere(match func(*placementv1beta1.ClusterResourc
 	}
 }
 
-func (r *Reconciler) addPlacementsWhere(ctx context.Context, q queue, match func(*placementv1beta1.ClusterResourcePlacement) bool) {
-	list := &placementv1beta1.ClusterResourcePlacementList{}
-	if err := r.Client.List(ctx, list); err != nil {
+func (r *Reconciler) addPlacementsWhere(ctx context.Context, q queue, match func(placementv1beta1.PlacementObj) bool) {
+	all, err := pipeline.ListPlacements(ctx, r.Client)
+	if err != nil {
 		return
 	}
-	for i := range list.Items {
-		p := &list.Items[i]
+	for _, p := range all {
 		if IsOurs(p) && match(p) {
-			q.Add(reconcile.Request{NamespacedName: types.NamespacedName{Name: p.Name}})
+			q.Add(pipeline.KeyOf(p).Request())
 		}
 	}
 }

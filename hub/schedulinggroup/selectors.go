@@ -22,7 +22,8 @@ import (
 	"fmt"
 	"sort"
 
-	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/flotilla-io/flotilla/hub/scheduler/framework"
 )
 
@@ -42,8 +43,8 @@ type selectorJSON struct {
 }
 
 // Selectors reads a placement's dynamic selectors.
-func Selectors(crp *placementv1beta1.ClusterResourcePlacement) ([]framework.DynamicSelector, error) {
-	raw, ok := crp.Annotations[AnnotationDynamicSelectors]
+func Selectors(placement metav1.Object) ([]framework.DynamicSelector, error) {
+	raw, ok := placement.GetAnnotations()[AnnotationDynamicSelectors]
 	if !ok || raw == "" {
 		return nil, nil
 	}

@@ -64,3 +64,13 @@ func applyRolloutStarted(ctx context.Context, c client.Client, b *placementv1bet
 	}
 	return pipeline.ApplyBindingStatus(ctx, c, b, pipeline.ManagerUpdateRun, []string{placementv1beta1.ConditionRolloutStarted}, status)
 }
+
+// listClusterBindings lists a ClusterResourcePlacement's bindings, in every
+// state (staged update runs drive ClusterResourcePlacements only).
+func listClusterBindings(ctx context.Context, r client.Reader, placement string) ([]placementv1beta1.ClusterResourceBinding, error) {
+	list := &placementv1beta1.ClusterResourceBindingList{}
+	if err := r.List(ctx, list, client.MatchingLabels{placementv1beta1.LabelPlacementName: placement}); err != nil {
+		return nil, fmt.Errorf("failed to list the bindings of %s: %w", placement, err)
+	}
+	return list.Items, nil
+}

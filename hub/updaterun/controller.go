@@ -244,7 +244,7 @@ func (r *Reconciler) loadSnapshots(ctx context.Context, s *scope) error {
 
 // loadBindings reads the placement's active bindings.
 func (r *Reconciler) loadBindings(ctx context.Context, s *scope) error {
-	bindings, err := pipeline.ListBindings(ctx, r.Client, s.placement.Name)
+	bindings, err := listClusterBindings(ctx, r.Client, s.placement.Name)
 	if err != nil {
 		return err
 	}

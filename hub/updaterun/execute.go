@@ -113,7 +113,7 @@ func (r *Reconciler) updateClusters(ctx context.Context, s *scope, st *placement
 			b := s.bindings[name]
 			if planner == nil {
 				var err error
-				if planner, err = overrides.NewPlanner(ctx, r.Client, s.placement.Name, s.target); err != nil {
+				if planner, err = overrides.NewPlanner(ctx, r.Client, pipeline.KeyOf(s.placement), s.target); err != nil {
 					return plan, err
 				}
 			}

@@ -12,7 +12,6 @@ import (
 
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
 	"github.com/flotilla-io/flotilla/hub/enqueue"
-	"github.com/flotilla-io/flotilla/hub/pipeline"
 	"github.com/flotilla-io/flotilla/pkg/conditions"
 )
 
@@ -35,7 +34,7 @@ func (r *ExternalReconciler) Reconcile(ctx context.Context, req reconcile.Reques
 	if !crp.DeletionTimestamp.IsZero() || crp.Spec.Strategy.Type != placementv1beta1.ExternalRolloutStrategyType {
 		return ctrl.Result{}, nil
 	}
-	bindings, err := pipeline.ListBindings(ctx, r.Client, crp.Name)
+	bindings, err := listClusterBindings(ctx, r.Client, crp.Name)
 	if err != nil {
 		return ctrl.Result{}, err
 	}

@@ -38,18 +38,19 @@ const maxReported = 100
 
 // setAgentSpec copies the placement's delete strategy, status feedback, report
 // back, availability rules and upsync selectors into a Work's spec.
-func setAgentSpec(work *placementv1beta1.Work, crp *placementv1beta1.ClusterResourcePlacement) {
-	work.Spec.DeleteStrategy = crp.Spec.Strategy.DeleteStrategy.DeepCopy()
-	work.Spec.StatusFeedback = append([]placementv1beta1.StatusFeedbackRule(nil), crp.Spec.StatusFeedback...)
-	work.Spec.AvailabilityRules = append([]placementv1beta1.AvailabilityRule(nil), crp.Spec.AvailabilityRules...)
+func setAgentSpec(work *placementv1beta1.Work, crp placementv1beta1.PlacementObj) {
+	spec := crp.GetPlacementSpec()
+	work.Spec.DeleteStrategy = spec.Strategy.DeleteStrategy.DeepCopy()
+	work.Spec.StatusFeedback = append([]placementv1beta1.StatusFeedbackRule(nil), spec.StatusFeedback...)
+	work.Spec.AvailabilityRules = append([]placementv1beta1.AvailabilityRule(nil), spec.AvailabilityRules...)
 	if len(work.Spec.StatusFeedback) == 0 {
 		work.Spec.StatusFeedback = nil
 	}
 	if len(work.Spec.AvailabilityRules) == 0 {
 		work.Spec.AvailabilityRules = nil
 	}
-	work.Spec.ReportBack = crp.Spec.ReportBack
-	work.Spec.UpsyncSelectors = append([]placementv1beta1.UpsyncSelector(nil), crp.Spec.UpsyncSelectors...)
+	work.Spec.ReportBack = spec.ReportBack
+	work.Spec.UpsyncSelectors = append([]placementv1beta1.UpsyncSelector(nil), spec.UpsyncSelectors...)
 	if len(work.Spec.UpsyncSelectors) == 0 {
 		work.Spec.UpsyncSelectors = nil
 	}
@@ -61,7 +62,7 @@ func setAgentSpec(work *placementv1beta1.Work, crp *placementv1beta1.ClusterReso
 // feedback values. For a ReportDiff Work its DiffReported condition replaces
 // Applied and Available, and resources that could not be compared are the failed
 // placements. Reports of an older generation of the Work are not copied.
-func copyAgentReports(own *[]metav1.Condition, want *pipeline.BindingStatus, b *placementv1beta1.ClusterResourceBinding, work *placementv1beta1.Work) {
+func copyAgentReports(own *[]metav1.Condition, want *pipeline.BindingStatus, b placementv1beta1.BindingObj, work *placementv1beta1.Work) {
 	want.DriftedPlacements, want.DiffedPlacements, want.Feedback = nil, nil, nil
 	diffReported := conditions.Get(work.Status.Conditions, placementv1beta1.ConditionDiffReported)
 	reportDiff := work.Spec.ApplyStrategy != nil && work.Spec.ApplyStrategy.Type == placementv1beta1.ApplyStrategyTypeReportDiff
@@ -70,10 +71,10 @@ func copyAgentReports(own *[]metav1.Condition, want *pipeline.BindingStatus, b *
 		want.FailedPlacements = nil
 		if diffReported == nil || diffReported.ObservedGeneration != work.Generation {
 			conditions.Set(own, placementv1beta1.ConditionDiffReported, metav1.ConditionUnknown, placementv1beta1.ReasonDiffReportPending,
-				fmt.Sprintf("waiting for member %s to compare the current Work", b.Spec.TargetCluster), b.Generation)
+				fmt.Sprintf("waiting for member %s to compare the current Work", b.GetBindingSpec().TargetCluster), b.GetGeneration())
 			return
 		}
-		conditions.Set(own, placementv1beta1.ConditionDiffReported, diffReported.Status, diffReported.Reason, diffReported.Message, b.Generation)
+		conditions.Set(own, placementv1beta1.ConditionDiffReported, diffReported.Status, diffReported.Reason, diffReported.Message, b.GetGeneration())
 	} else {
 		*own = withoutTypes(*own, placementv1beta1.ConditionDiffReported)
 		if c := conditions.Get(work.Status.Conditions, placementv1beta1.ConditionApplied); c == nil || c.ObservedGeneration != work.Generation {

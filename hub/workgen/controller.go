@@ -2,6 +2,12 @@
 // applies — one Work per placement and cluster, in flotilla-member-<cluster> — and
 // reports the Work's progress (synchronised, applied, available, per-manifest
 // failures) back on the binding. It also removes the Work when the binding goes.
+//
+// It serves bindings of both scopes. A ClusterResourceBinding controls its Work
+// (an owner reference); a ResourceBinding lives in its placement's namespace and
+// cannot own an object in a member's namespace, so its Work names it by labels
+// (LabelParentBinding and LabelPlacementNamespace) and the generator deletes the
+// Work itself before it lets the binding go.
 package workgen
 
 import (
@@ -54,78 +60,93 @@ var ownedConditions = []string{
 	placementv1beta1.ConditionDiffReported,
 }
 
-// WorkName is the name of a placement's Work in a member's namespace.
-func WorkName(placement string) string { return placement + "-work" }
+// WorkName is the name of a ClusterResourcePlacement's Work in a member's
+// namespace; see pipeline.PlacementKey.WorkName for both scopes.
+func WorkName(placement string) string { return pipeline.PlacementKey{Name: placement}.WorkName("") }
 
-// workName is the name of a binding's Work: WorkName for the placement's own
-// resources, with the scheduling group in it for a group's.
-func workName(b *placementv1beta1.ClusterResourceBinding) string {
-	placement := b.Labels[placementv1beta1.LabelPlacementName]
-	if g := schedulinggroup.Of(b.Labels); g != "" {
-		return placement + "-" + g + "-work"
-	}
-	return WorkName(placement)
+// placementOf is the key of the placement a binding belongs to.
+func placementOf(b placementv1beta1.BindingObj) pipeline.PlacementKey {
+	return pipeline.PlacementKey{Namespace: b.GetNamespace(), Name: b.GetLabels()[placementv1beta1.LabelPlacementName]}
 }
 
-// Reconcile handles one ClusterResourceBinding. A Bound binding gets its Work;
-// a deleted one loses it. An Unscheduled binding keeps its Work until the
-// rollout deletes the binding (within maxUnavailable).
+// workName is the name of a binding's Work: its placement's Work name for the
+// placement's own resources, with the scheduling group in it for a group's.
+func workName(b placementv1beta1.BindingObj) string {
+	return placementOf(b).WorkName(schedulinggroup.Of(b.GetLabels()))
+}
+
+// ownsWork reports whether a Work is the binding's: controlled by a
+// ClusterResourceBinding, or labelled with a ResourceBinding's name and
+// namespace.
+func ownsWork(work *placementv1beta1.Work, b placementv1beta1.BindingObj) bool {
+	if b.GetNamespace() == "" {
+		return metav1.IsControlledBy(work, b)
+	}
+	return work.Labels[placementv1beta1.LabelParentBinding] == b.GetName() &&
+		work.Labels[placementv1beta1.LabelPlacementNamespace] == b.GetNamespace()
+}
+
+// Reconcile handles one binding: a ClusterResourceBinding for a request without
+// namespace, a ResourceBinding otherwise. A Bound binding gets its Work; a
+// deleted one loses it. An Unscheduled binding keeps its Work until the rollout
+// deletes the binding (within maxUnavailable).
 func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (ctrl.Result, error) {
-	b := &placementv1beta1.ClusterResourceBinding{}
-	if err := r.Client.Get(ctx, req.NamespacedName, b); err != nil {
+	b, err := pipeline.GetBinding(ctx, r.Client, req.NamespacedName)
+	if err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	lg := log.FromContext(ctx).WithValues("cluster", b.Spec.TargetCluster)
-	if !b.DeletionTimestamp.IsZero() {
+	spec := b.GetBindingSpec()
+	lg := log.FromContext(ctx).WithValues("cluster", spec.TargetCluster)
+	if !b.GetDeletionTimestamp().IsZero() {
 		return ctrl.Result{}, r.reconcileRemoval(ctx, lg, b)
 	}
-	if b.Spec.State != placementv1beta1.BindingStateBound || b.Spec.ResourceSnapshotName == "" {
+	if spec.State != placementv1beta1.BindingStateBound || spec.ResourceSnapshotName == "" {
 		return ctrl.Result{}, nil
 	}
 	if !controllerutil.ContainsFinalizer(b, placementv1beta1.WorkCleanupFinalizer) {
 		// The work generator is the only writer of a binding's finalizers.
-		patch := client.MergeFrom(b.DeepCopy())
+		patch := client.MergeFrom(b.DeepCopyObject().(client.Object))
 		controllerutil.AddFinalizer(b, placementv1beta1.WorkCleanupFinalizer)
 		if err := r.Client.Patch(ctx, b, patch, client.FieldOwner(pipeline.ManagerWorkGenerator)); err != nil {
 			return ctrl.Result{}, fmt.Errorf("failed to add the finalizer: %w", err)
 		}
 	}
-	own := pipeline.OwnConditions(b.Status.Conditions, ownedConditions...)
+	gen := b.GetGeneration()
+	own := pipeline.OwnConditions(b.GetBindingStatus().Conditions, ownedConditions...)
 	want := pipeline.BindingStatus{OwnsPlacementLists: true}
 	work, out, err := r.syncWork(ctx, b)
 	var content *contentError
 	switch {
 	case errors.As(err, &content):
 		// Nothing new goes to the cluster: the Work keeps its previous spec.
-		if prev := conditions.Get(b.Status.Conditions, placementv1beta1.ConditionOverridden); r.Recorder != nil &&
+		if prev := conditions.Get(b.GetBindingStatus().Conditions, placementv1beta1.ConditionOverridden); r.Recorder != nil &&
 			(prev == nil || prev.Status != metav1.ConditionFalse || prev.Message != content.Error()) {
-			crp := &placementv1beta1.ClusterResourcePlacement{}
-			if err := r.Client.Get(ctx, types.NamespacedName{Name: b.Labels[placementv1beta1.LabelPlacementName]}, crp); err == nil {
+			if crp, err := pipeline.GetPlacement(ctx, r.Client, placementOf(b)); err == nil {
 				r.Recorder.Eventf(crp, nil, corev1.EventTypeWarning, content.overriddenReason, "Override",
-					"nothing new is sent to member %s: %v", b.Spec.TargetCluster, content)
+					"nothing new is sent to member %s: %v", spec.TargetCluster, content)
 			}
 		}
 		conditions.Set(&own, placementv1beta1.ConditionOverridden, metav1.ConditionFalse,
-			content.overriddenReason, content.Error(), b.Generation)
+			content.overriddenReason, content.Error(), gen)
 		conditions.Set(&own, placementv1beta1.ConditionWorkSynchronized, metav1.ConditionFalse, content.reason,
-			fmt.Sprintf("nothing new is sent to member %s: %v", b.Spec.TargetCluster, content), b.Generation)
+			fmt.Sprintf("nothing new is sent to member %s: %v", spec.TargetCluster, content), gen)
 		keepPlacementLists(&want, b)
 		lg.Info("not sending resources", "reason", content.reason, "error", content.Error())
 		err = nil
 	case err != nil:
 		conditions.Set(&own, placementv1beta1.ConditionWorkSynchronized, metav1.ConditionFalse,
-			placementv1beta1.ReasonWorkNotSynchronized, err.Error(), b.Generation)
+			placementv1beta1.ReasonWorkNotSynchronized, err.Error(), gen)
 		keepPlacementLists(&want, b)
 	default:
 		if len(out.applied) > 0 {
 			conditions.Set(&own, placementv1beta1.ConditionOverridden, metav1.ConditionTrue,
-				placementv1beta1.ReasonOverridden, overriddenMessage(out.applied), b.Generation)
+				placementv1beta1.ReasonOverridden, overriddenMessage(out.applied), gen)
 		} else {
 			conditions.Set(&own, placementv1beta1.ConditionOverridden, metav1.ConditionTrue,
-				placementv1beta1.ReasonNoOverrideSpecified, "no override applies", b.Generation)
+				placementv1beta1.ReasonNoOverrideSpecified, "no override applies", gen)
 		}
 		conditions.Set(&own, placementv1beta1.ConditionWorkSynchronized, metav1.ConditionTrue,
-			placementv1beta1.ReasonWorkSynchronized, fmt.Sprintf("Work %s/%s holds snapshot %s", work.Namespace, work.Name, b.Spec.ResourceSnapshotName), b.Generation)
+			placementv1beta1.ReasonWorkSynchronized, fmt.Sprintf("Work %s/%s holds snapshot %s", work.Namespace, work.Name, spec.ResourceSnapshotName), gen)
 		want.FailedPlacements = copyWorkStatus(&own, b, work)
 		copyAgentReports(&own, &want, b, work)
 	}
@@ -142,40 +163,42 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (ctrl
 
 // keepPlacementLists keeps the lists the binding reports while its Work cannot
 // be written.
-func keepPlacementLists(want *pipeline.BindingStatus, b *placementv1beta1.ClusterResourceBinding) {
-	want.FailedPlacements, want.DiffedPlacements = b.Status.FailedPlacements, b.Status.DiffedPlacements
-	want.DriftedPlacements, want.Feedback = b.Status.DriftedPlacements, b.Status.Feedback
+func keepPlacementLists(want *pipeline.BindingStatus, b placementv1beta1.BindingObj) {
+	st := b.GetBindingStatus()
+	want.FailedPlacements, want.DiffedPlacements = st.FailedPlacements, st.DiffedPlacements
+	want.DriftedPlacements, want.Feedback = st.DriftedPlacements, st.Feedback
 }
 
 // syncWork creates or updates the Work for a Bound binding: the snapshot's
 // resources of the binding's scheduling group, envelopes unwrapped and the
 // binding's overrides applied for its cluster.
-func (r *Reconciler) syncWork(ctx context.Context, b *placementv1beta1.ClusterResourceBinding) (*placementv1beta1.Work, *rendered, error) {
-	master := &placementv1beta1.ClusterResourceSnapshot{}
-	if err := r.Client.Get(ctx, types.NamespacedName{Name: b.Spec.ResourceSnapshotName}, master); err != nil {
-		return nil, nil, fmt.Errorf("failed to get resource snapshot %s: %w", b.Spec.ResourceSnapshotName, err)
+func (r *Reconciler) syncWork(ctx context.Context, b placementv1beta1.BindingObj) (*placementv1beta1.Work, *rendered, error) {
+	spec := b.GetBindingSpec()
+	key := placementOf(b)
+	master, err := pipeline.GetResourceSnapshot(ctx, r.Client, key, spec.ResourceSnapshotName)
+	if err != nil {
+		return nil, nil, fmt.Errorf("failed to get resource snapshot %s: %w", spec.ResourceSnapshotName, err)
 	}
 	set, err := pipeline.ResourceSnapshotSetOf(ctx, r.Client, master)
 	if err != nil {
 		return nil, nil, err
 	}
-	placement := b.Labels[placementv1beta1.LabelPlacementName]
-	ns := clusterv1beta1.MemberNamespace(b.Spec.TargetCluster)
+	ns := clusterv1beta1.MemberNamespace(spec.TargetCluster)
 	selected := set.Resources()
 	manifests := make([]placementv1beta1.Manifest, 0, len(selected))
 	for _, c := range selected {
 		manifests = append(manifests, placementv1beta1.Manifest{RawExtension: *c.RawExtension.DeepCopy()})
 	}
-	crp := &placementv1beta1.ClusterResourcePlacement{}
-	if err := r.Client.Get(ctx, types.NamespacedName{Name: placement}, crp); err != nil {
-		return nil, nil, fmt.Errorf("failed to get placement %s: %w", placement, err)
+	crp, err := pipeline.GetPlacement(ctx, r.Client, key)
+	if err != nil {
+		return nil, nil, fmt.Errorf("failed to get placement %s: %w", key, err)
 	}
 	// Kratix scheduling groups: each group's objects go in a Work of their own.
 	dyn, err := schedulinggroup.Selectors(crp)
 	if err != nil {
 		return nil, nil, err
 	}
-	group := schedulinggroup.Of(b.Labels)
+	group := schedulinggroup.Of(b.GetLabels())
 	manifests = schedulinggroup.Filter(manifests, group, schedulinggroup.OwnGroups(dyn))
 	out, err := r.render(ctx, b, manifests)
 	if err != nil {
@@ -186,8 +209,15 @@ func (r *Reconciler) syncWork(ctx context.Context, b *placementv1beta1.ClusterRe
 		if work.Labels == nil {
 			work.Labels = map[string]string{}
 		}
-		work.Labels[placementv1beta1.LabelPlacementName] = placement
-		work.Labels[placementv1beta1.LabelParentBinding] = b.Name
+		if !work.CreationTimestamp.IsZero() {
+			if owner, ok := pipeline.OwnerKey(work); ok && owner != key {
+				return fmt.Errorf("Work %s/%s belongs to %s %s", ns, work.Name, owner.Kind(), owner)
+			}
+		}
+		for k, v := range key.Labels() {
+			work.Labels[k] = v
+		}
+		work.Labels[placementv1beta1.LabelParentBinding] = b.GetName()
 		if group != "" {
 			work.Labels[schedulinggroup.LabelGroup] = group
 		}
@@ -195,12 +225,17 @@ func (r *Reconciler) syncWork(ctx context.Context, b *placementv1beta1.ClusterRe
 		// (the tunnel server drops the finalizer on the agent's confirmation).
 		controllerutil.AddFinalizer(work, placementv1beta1.AppliedResourcesCleanupFinalizer)
 		work.Spec.Workload.Manifests = out.manifests
-		work.Spec.ApplyStrategy = b.Spec.ApplyStrategy.DeepCopy()
+		work.Spec.ApplyStrategy = spec.ApplyStrategy.DeepCopy()
 		setAgentSpec(work, crp)
+		if b.GetNamespace() != "" {
+			// A ResourceBinding cannot own an object in another namespace; its
+			// labels name it instead (see ownsWork).
+			return nil
+		}
 		return controllerutil.SetControllerReference(b, work, r.Scheme)
 	})
 	if apierrors.IsNotFound(err) {
-		return nil, nil, fmt.Errorf("namespace %s does not exist: has member %s joined?", ns, b.Spec.TargetCluster)
+		return nil, nil, fmt.Errorf("namespace %s does not exist: has member %s joined?", ns, spec.TargetCluster)
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("failed to write Work %s/%s: %w", ns, work.Name, err)
@@ -210,7 +245,7 @@ func (r *Reconciler) syncWork(ctx context.Context, b *placementv1beta1.ClusterRe
 
 // copyWorkStatus sets in own the agent's Applied and Available conditions of the
 // Work, for the binding, and returns the manifests that failed.
-func copyWorkStatus(own *[]metav1.Condition, b *placementv1beta1.ClusterResourceBinding, work *placementv1beta1.Work) []placementv1beta1.FailedResourcePlacement {
+func copyWorkStatus(own *[]metav1.Condition, b placementv1beta1.BindingObj, work *placementv1beta1.Work) []placementv1beta1.FailedResourcePlacement {
 	for _, t := range []string{placementv1beta1.ConditionApplied, placementv1beta1.ConditionAvailable} {
 		c := conditions.Get(work.Status.Conditions, t)
 		if c == nil || c.ObservedGeneration != work.Generation {
@@ -219,10 +254,10 @@ func copyWorkStatus(own *[]metav1.Condition, b *placementv1beta1.ClusterResource
 				pending = placementv1beta1.ReasonNotAvailableYet
 			}
 			conditions.Set(own, t, metav1.ConditionUnknown, pending,
-				fmt.Sprintf("waiting for member %s to report the current Work", b.Spec.TargetCluster), b.Generation)
+				fmt.Sprintf("waiting for member %s to report the current Work", b.GetBindingSpec().TargetCluster), b.GetGeneration())
 			continue
 		}
-		conditions.Set(own, t, c.Status, c.Reason, c.Message, b.Generation)
+		conditions.Set(own, t, c.Status, c.Reason, c.Message, b.GetGeneration())
 	}
 	var failed []placementv1beta1.FailedResourcePlacement
 	for _, mc := range work.Status.ManifestConditions {
@@ -249,15 +284,15 @@ func copyWorkStatus(own *[]metav1.Condition, b *placementv1beta1.ClusterResource
 
 // reconcileRemoval deletes a deleted binding's Work and, once it is gone, lets
 // the binding go. The Work's deletion wakes us (the Work watch), so nothing polls.
-func (r *Reconciler) reconcileRemoval(ctx context.Context, lg logr.Logger, b *placementv1beta1.ClusterResourceBinding) error {
+func (r *Reconciler) reconcileRemoval(ctx context.Context, lg logr.Logger, b placementv1beta1.BindingObj) error {
 	if !controllerutil.ContainsFinalizer(b, placementv1beta1.WorkCleanupFinalizer) {
 		return nil
 	}
 	work := &placementv1beta1.Work{}
-	key := types.NamespacedName{Namespace: clusterv1beta1.MemberNamespace(b.Spec.TargetCluster), Name: workName(b)}
+	key := types.NamespacedName{Namespace: clusterv1beta1.MemberNamespace(b.GetBindingSpec().TargetCluster), Name: workName(b)}
 	err := r.Client.Get(ctx, key, work)
 	switch {
-	case err == nil && metav1.IsControlledBy(work, b):
+	case err == nil && ownsWork(work, b):
 		if work.DeletionTimestamp.IsZero() {
 			if err := client.IgnoreNotFound(r.Client.Delete(ctx, work)); err != nil {
 				return fmt.Errorf("failed to delete Work %s: %w", key, err)
@@ -268,7 +303,7 @@ func (r *Reconciler) reconcileRemoval(ctx context.Context, lg logr.Logger, b *pl
 	case err != nil && !apierrors.IsNotFound(err):
 		return fmt.Errorf("failed to get Work %s: %w", key, err)
 	}
-	patch := client.MergeFrom(b.DeepCopy())
+	patch := client.MergeFrom(b.DeepCopyObject().(client.Object))
 	controllerutil.RemoveFinalizer(b, placementv1beta1.WorkCleanupFinalizer)
 	if err := r.Client.Patch(ctx, b, patch, client.FieldOwner(pipeline.ManagerWorkGenerator)); err != nil {
 		return client.IgnoreNotFound(err)
@@ -284,31 +319,44 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if err := pipeline.SetupIndexes(mgr); err != nil {
 		return err
 	}
+	bindingChanged := builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, deletingOrFinalizersChanged()))
+	placementChanged := builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("workgen").
 		WithOptions(controller.Options{MaxConcurrentReconciles: max(r.Workers, 1)}).
-		For(&placementv1beta1.ClusterResourceBinding{}, builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, deletingOrFinalizersChanged()))).
+		For(&placementv1beta1.ClusterResourceBinding{}, bindingChanged).
+		Watches(&placementv1beta1.ResourceBinding{}, &handler.EnqueueRequestForObject{}, bindingChanged).
 		Watches(&placementv1beta1.Work{}, handler.EnqueueRequestForOwner(mgr.GetScheme(), mgr.GetRESTMapper(), &placementv1beta1.ClusterResourceBinding{}, handler.OnlyControllerOwner()),
 			builder.WithPredicates(workChanged())).
-		Watches(&placementv1beta1.ClusterResourcePlacement{}, handler.EnqueueRequestsFromMapFunc(r.bindingsOf),
-			builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
+		Watches(&placementv1beta1.Work{}, handler.EnqueueRequestsFromMapFunc(resourceBindingOfWork), builder.WithPredicates(workChanged())).
+		Watches(&placementv1beta1.ClusterResourcePlacement{}, handler.EnqueueRequestsFromMapFunc(r.bindingsOf), placementChanged).
+		Watches(&placementv1beta1.ResourcePlacement{}, handler.EnqueueRequestsFromMapFunc(r.bindingsOf), placementChanged).
 		Watches(&clusterv1beta1.MemberCluster{}, handler.EnqueueRequestsFromMapFunc(r.bindingsOnCluster),
 			builder.WithPredicates(enqueue.OverrideInputsChanged())).
 		Complete(r)
 }
 
+// resourceBindingOfWork maps a ResourceBinding's Work (which it cannot own) to
+// the binding its labels name.
+func resourceBindingOfWork(_ context.Context, o client.Object) []reconcile.Request {
+	ns, name := o.GetLabels()[placementv1beta1.LabelPlacementNamespace], o.GetLabels()[placementv1beta1.LabelParentBinding]
+	if ns == "" || name == "" {
+		return nil
+	}
+	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: ns, Name: name}}}
+}
+
 // bindingsOnCluster maps a member cluster to the bindings on it that apply
 // overrides (the values of override variables come from the cluster).
 func (r *Reconciler) bindingsOnCluster(ctx context.Context, o client.Object) []reconcile.Request {
-	list := &placementv1beta1.ClusterResourceBindingList{}
-	if err := r.Client.List(ctx, list, client.MatchingFields{pipeline.IndexBindingCluster: o.GetName()}); err != nil {
+	bs, err := pipeline.ListBindingsOnCluster(ctx, r.Client, o.GetName())
+	if err != nil {
 		return nil
 	}
 	var out []reconcile.Request
-	for i := range list.Items {
-		b := &list.Items[i]
-		if len(b.Spec.ClusterResourceOverrideSnapshots)+len(b.Spec.ResourceOverrideSnapshots) > 0 {
-			out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Name: b.Name}})
+	for _, b := range bs {
+		if spec := b.GetBindingSpec(); len(spec.ClusterResourceOverrideSnapshots)+len(spec.ResourceOverrideSnapshots) > 0 {
+			out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: b.GetNamespace(), Name: b.GetName()}})
 		}
 	}
 	return out
@@ -316,13 +364,13 @@ func (r *Reconciler) bindingsOnCluster(ctx context.Context, o client.Object) []r
 
 // bindingsOf maps a placement to its bindings.
 func (r *Reconciler) bindingsOf(ctx context.Context, o client.Object) []reconcile.Request {
-	bs, err := pipeline.ListBindings(ctx, r.Client, o.GetName())
+	bs, err := pipeline.ListBindings(ctx, r.Client, pipeline.KeyOf(o))
 	if err != nil {
 		return nil
 	}
 	out := make([]reconcile.Request, 0, len(bs))
 	for _, b := range bs {
-		out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Name: b.Name}})
+		out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: b.GetNamespace(), Name: b.GetName()}})
 	}
 	return out
 }

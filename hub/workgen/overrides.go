@@ -40,7 +40,7 @@ type rendered struct {
 
 // render unwraps envelopes and applies the binding's override snapshots for its
 // cluster, manifest by manifest.
-func (r *Reconciler) render(ctx context.Context, b *placementv1beta1.ClusterResourceBinding, manifests []placementv1beta1.Manifest) (*rendered, error) {
+func (r *Reconciler) render(ctx context.Context, b placementv1beta1.BindingObj, manifests []placementv1beta1.Manifest) (*rendered, error) {
 	raws := make([][]byte, 0, len(manifests))
 	for _, m := range manifests {
 		raws = append(raws, m.Raw)
@@ -49,7 +49,8 @@ func (r *Reconciler) render(ctx context.Context, b *placementv1beta1.ClusterReso
 	if err != nil {
 		return nil, &contentError{overriddenReason: placementv1beta1.ReasonEnvelopeInvalid, reason: placementv1beta1.ReasonEnvelopeInvalid, err: err}
 	}
-	ovs, err := overrides.Named(ctx, r.Client, &b.Spec)
+	spec := b.GetBindingSpec()
+	ovs, err := overrides.Named(ctx, r.Client, spec)
 	if err != nil {
 		return nil, err
 	}
@@ -57,8 +58,8 @@ func (r *Reconciler) render(ctx context.Context, b *placementv1beta1.ClusterReso
 	var mc *clusterv1beta1.MemberCluster
 	if len(ovs) > 0 {
 		mc = &clusterv1beta1.MemberCluster{}
-		if err := r.Client.Get(ctx, types.NamespacedName{Name: b.Spec.TargetCluster}, mc); err != nil {
-			return nil, fmt.Errorf("failed to get member cluster %s: %w", b.Spec.TargetCluster, err)
+		if err := r.Client.Get(ctx, types.NamespacedName{Name: spec.TargetCluster}, mc); err != nil {
+			return nil, fmt.Errorf("failed to get member cluster %s: %w", spec.TargetCluster, err)
 		}
 	}
 	seen := map[string]bool{}

@@ -21,9 +21,16 @@ import (
 )
 
 // ResourcePlacement places namespaced resources from its own namespace on member
-// clusters, into the namespace of the same name there. It works like a
-// ClusterResourcePlacement; its conditions use the ResourcePlacement prefix.
+// clusters, into the namespace of the same name there, which it creates on members
+// that lack it (and never removes). It works like a ClusterResourcePlacement, through
+// the same controllers; its conditions use the ResourcePlacement prefix. Staged
+// update runs (strategy type External), reportBack and upsyncSelectors are for
+// ClusterResourcePlacements only and are refused here.
 //
+// +kubebuilder:validation:XValidation:rule="self.spec.resourceSelectors.all(s, s.kind != 'Namespace' || (has(s.group) && s.group != ''))",message="a ResourcePlacement selects objects of its own namespace; it cannot select Namespaces (its own namespace is brought along; use a ClusterResourcePlacement for others)"
+// +kubebuilder:validation:XValidation:rule="!has(self.spec.strategy) || !has(self.spec.strategy.type) || self.spec.strategy.type != 'External'",message="strategy type External (staged update runs) is for ClusterResourcePlacements only; use RollingUpdate"
+// +kubebuilder:validation:XValidation:rule="!has(self.spec.reportBack) || self.spec.reportBack == ''",message="reportBack is for ClusterResourcePlacements only"
+// +kubebuilder:validation:XValidation:rule="!has(self.spec.upsyncSelectors) || size(self.spec.upsyncSelectors) == 0",message="upsyncSelectors are for ClusterResourcePlacements only"
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:scope=Namespaced,shortName=rp,categories=flotilla

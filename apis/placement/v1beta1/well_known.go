@@ -91,3 +91,10 @@ const (
 	// strategy says).
 	AppliedResourcesCleanupFinalizer = "placement.flotilla.io/applied-resources-cleanup"
 )
+
+// AnnotationCreateOnly, set to "true" on a manifest of a Work, asks the agent to
+// create the object if the member cluster lacks it and otherwise to leave it as it
+// is: the agent never updates, takes over or deletes such an object, not even when
+// the Work goes. The hub sets it on the Namespace a ResourcePlacement brings to its
+// members, which other placements or the member itself may use too.
+const AnnotationCreateOnly = "placement.flotilla.io/create-only"

@@ -96,11 +96,11 @@ func NewCycleState(in *CycleInput) *CycleState {
 
 // activeBindingTargets returns the clusters that active bindings target, each
 // mapped to false.
-func activeBindingTargets(bindings []placementv1beta1.ClusterResourceBinding) map[string]bool {
+func activeBindingTargets(bindings []placementv1beta1.BindingObj) map[string]bool {
 	out := make(map[string]bool, len(bindings))
-	for i := range bindings {
-		if pipeline.IsActive(&bindings[i]) {
-			out[bindings[i].Spec.TargetCluster] = false
+	for _, b := range bindings {
+		if pipeline.IsActive(b) {
+			out[b.GetBindingSpec().TargetCluster] = false
 		}
 	}
 	return out

@@ -31,8 +31,8 @@ func mc(name string, labels map[string]string) clusterv1beta1.MemberCluster {
 	return clusterv1beta1.MemberCluster{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}}
 }
 
-func binding(cluster string, state placementv1beta1.BindingState) placementv1beta1.ClusterResourceBinding {
-	return placementv1beta1.ClusterResourceBinding{Spec: placementv1beta1.ResourceBindingSpec{TargetCluster: cluster, State: state}}
+func binding(cluster string, state placementv1beta1.BindingState) *placementv1beta1.ClusterResourceBinding {
+	return &placementv1beta1.ClusterResourceBinding{Spec: placementv1beta1.ResourceBindingSpec{TargetCluster: cluster, State: state}}
 }
 
 func TestCycleStateMarksBoundClusters(t *testing.T) {
@@ -41,7 +41,7 @@ func TestCycleStateMarksBoundClusters(t *testing.T) {
 	deleting.DeletionTimestamp = &now
 	in := &CycleInput{
 		Clusters: []clusterv1beta1.MemberCluster{mc("a", nil), mc("b", nil), mc("c", nil), mc("d", nil), mc("e", nil)},
-		Bindings: []placementv1beta1.ClusterResourceBinding{
+		Bindings: []placementv1beta1.BindingObj{
 			binding("a", placementv1beta1.BindingStateBound),
 			binding("b", placementv1beta1.BindingStateScheduled),
 			binding("c", placementv1beta1.BindingStateUnscheduled),

@@ -88,8 +88,8 @@ func clusters(names ...string) []clusterv1beta1.MemberCluster {
 	return out
 }
 
-func bound(names ...string) []placementv1beta1.ClusterResourceBinding {
-	out := make([]placementv1beta1.ClusterResourceBinding, len(names))
+func bound(names ...string) []placementv1beta1.BindingObj {
+	out := make([]placementv1beta1.BindingObj, len(names))
 	for i, n := range names {
 		out[i] = binding(n, placementv1beta1.BindingStateBound)
 	}

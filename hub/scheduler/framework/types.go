@@ -50,7 +50,7 @@ type CycleInput struct {
 	// Bindings are this placement's existing bindings, in any state. Those in state
 	// Scheduled or Bound and not being deleted are active: the placement is on their
 	// clusters, and the cycle keeps them there unless the policy says otherwise.
-	Bindings []placementv1beta1.ClusterResourceBinding
+	Bindings []placementv1beta1.BindingObj
 
 	// OtherPlacements are the other placements of the same kind (for a
 	// ResourcePlacement: in its namespace) and the clusters they are on, for

@@ -164,13 +164,13 @@ func Resources(name corev1.ResourceName, capacity, allocatable, available string
 }
 
 // Binding returns an active (Bound) binding of placement to cluster.
-func Binding(placement, cluster string) placementv1beta1.ClusterResourceBinding {
+func Binding(placement, cluster string) *placementv1beta1.ClusterResourceBinding {
 	return BindingInState(placement, cluster, placementv1beta1.BindingStateBound)
 }
 
 // BindingInState returns a binding of placement to cluster in the state.
-func BindingInState(placement, cluster string, state placementv1beta1.BindingState) placementv1beta1.ClusterResourceBinding {
-	return placementv1beta1.ClusterResourceBinding{
+func BindingInState(placement, cluster string, state placementv1beta1.BindingState) *placementv1beta1.ClusterResourceBinding {
+	return &placementv1beta1.ClusterResourceBinding{
 		ObjectMeta: metav1.ObjectMeta{
 			Name:   placement + "-" + cluster,
 			Labels: map[string]string{placementv1beta1.LabelPlacementName: placement},
@@ -180,8 +180,8 @@ func BindingInState(placement, cluster string, state placementv1beta1.BindingSta
 }
 
 // Bindings returns an active binding of placement to each cluster.
-func Bindings(placement string, clusters ...string) []placementv1beta1.ClusterResourceBinding {
-	out := make([]placementv1beta1.ClusterResourceBinding, 0, len(clusters))
+func Bindings(placement string, clusters ...string) []placementv1beta1.BindingObj {
+	out := make([]placementv1beta1.BindingObj, 0, len(clusters))
 	for _, c := range clusters {
 		out = append(out, Binding(placement, c))
 	}

@@ -28,7 +28,7 @@ import (
 func TestFilter(t *testing.T) {
 	tests := []struct {
 		name     string
-		bindings []placementv1beta1.ClusterResourceBinding
+		bindings []placementv1beta1.BindingObj
 		want     map[string]string
 	}{
 		{
@@ -42,12 +42,12 @@ func TestFilter(t *testing.T) {
 		},
 		{
 			name:     "a Scheduled binding holds the cluster too",
-			bindings: []placementv1beta1.ClusterResourceBinding{ft.BindingInState("test", "member-2", placementv1beta1.BindingStateScheduled)},
+			bindings: []placementv1beta1.BindingObj{ft.BindingInState("test", "member-2", placementv1beta1.BindingStateScheduled)},
 			want:     map[string]string{"member-1": "Success", "member-2": "ClusterAlreadySelected"},
 		},
 		{
 			name:     "an Unscheduled binding does not hold the cluster",
-			bindings: []placementv1beta1.ClusterResourceBinding{ft.BindingInState("test", "member-2", placementv1beta1.BindingStateUnscheduled)},
+			bindings: []placementv1beta1.BindingObj{ft.BindingInState("test", "member-2", placementv1beta1.BindingStateUnscheduled)},
 			want:     map[string]string{"member-1": "Success", "member-2": "Success"},
 		},
 	}

@@ -1,0 +1,356 @@
+package pipeline
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"sort"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+)
+
+// PlacementKey identifies a placement of either scope: a ClusterResourcePlacement
+// by its name (Namespace empty), a ResourcePlacement by its namespace and name.
+// The controllers of the pipeline reconcile placements by key, so that one
+// controller serves both kinds: a reconcile.Request of a cluster-scoped
+// placement has no namespace, one of a ResourcePlacement has its namespace.
+//
+// The snapshots and bindings of a ResourcePlacement are the namespaced kinds
+// (ResourceSnapshot, SchedulingPolicySnapshot, ResourceBinding) in its
+// namespace; every object the hub makes for a placement carries
+// LabelPlacementName and, for a ResourcePlacement, LabelPlacementNamespace.
+type PlacementKey struct {
+	// Namespace is a ResourcePlacement's namespace; empty for a
+	// ClusterResourcePlacement.
+	Namespace string
+	// Name is the placement's name.
+	Name string
+}
+
+// KeyOf returns the key of a placement object.
+func KeyOf(p metav1.Object) PlacementKey {
+	return PlacementKey{Namespace: p.GetNamespace(), Name: p.GetName()}
+}
+
+// KeyFromRequest returns the key of the placement a request names.
+func KeyFromRequest(req reconcile.Request) PlacementKey {
+	return PlacementKey{Namespace: req.Namespace, Name: req.Name}
+}
+
+// OwnerKey returns the key of the placement an object the hub made for it
+// (a snapshot, binding or Work) belongs to, read from its labels; ok is false
+// for an object without LabelPlacementName.
+func OwnerKey(o metav1.Object) (key PlacementKey, ok bool) {
+	l := o.GetLabels()
+	name := l[placementv1beta1.LabelPlacementName]
+	if name == "" {
+		return PlacementKey{}, false
+	}
+	return PlacementKey{Namespace: l[placementv1beta1.LabelPlacementNamespace], Name: name}, true
+}
+
+// Namespaced reports whether the key is a ResourcePlacement's.
+func (k PlacementKey) Namespaced() bool { return k.Namespace != "" }
+
+// String is "name" for a ClusterResourcePlacement and "namespace/name" for a
+// ResourcePlacement.
+func (k PlacementKey) String() string {
+	if k.Namespace == "" {
+		return k.Name
+	}
+	return k.Namespace + "/" + k.Name
+}
+
+// Kind is the placement's kind.
+func (k PlacementKey) Kind() string {
+	if k.Namespaced() {
+		return "ResourcePlacement"
+	}
+	return "ClusterResourcePlacement"
+}
+
+// Request is the reconcile request of the placement.
+func (k PlacementKey) Request() reconcile.Request {
+	return reconcile.Request{NamespacedName: types.NamespacedName{Namespace: k.Namespace, Name: k.Name}}
+}
+
+// Labels are the labels that mark an object as the placement's.
+func (k PlacementKey) Labels() map[string]string {
+	l := map[string]string{placementv1beta1.LabelPlacementName: k.Name}
+	if k.Namespaced() {
+		l[placementv1beta1.LabelPlacementNamespace] = k.Namespace
+	}
+	return l
+}
+
+// listOptions select the placement's objects of a kind of its scope.
+func (k PlacementKey) listOptions(extra map[string]string) []client.ListOption {
+	l := client.MatchingLabels(k.Labels())
+	for key, v := range extra {
+		l[key] = v
+	}
+	opts := []client.ListOption{l}
+	if k.Namespaced() {
+		opts = append(opts, client.InNamespace(k.Namespace))
+	}
+	return opts
+}
+
+// WorkName is the name of the placement's Work (of a scheduling group, or ""
+// for its own resources) in a member's namespace. A ClusterResourcePlacement's is
+// <name>-work (<name>-<group>-work); a ResourcePlacement's adds its namespace and
+// a hash of both, so that a ClusterResourcePlacement and ResourcePlacements of
+// the same name in other namespaces never share a Work.
+func (k PlacementKey) WorkName(group string) string {
+	base := k.Name
+	if group != "" {
+		base += "-" + group
+	}
+	if !k.Namespaced() {
+		return base + "-work"
+	}
+	sum := sha256.Sum256([]byte("ResourcePlacement/" + k.Namespace + "/" + k.Name + "/" + group))
+	prefix := k.Namespace + "." + base
+	// A Work's name is at most 253 characters: keep the hash and the suffix.
+	if max := 253 - len("-12345678-work"); len(prefix) > max {
+		prefix = prefix[:max]
+	}
+	return prefix + "-" + hex.EncodeToString(sum[:4]) + "-work"
+}
+
+// NewPlacement returns an empty placement object of the key's kind, with its
+// name and namespace set.
+func NewPlacement(k PlacementKey) placementv1beta1.PlacementObj {
+	meta := metav1.ObjectMeta{Namespace: k.Namespace, Name: k.Name}
+	if k.Namespaced() {
+		return &placementv1beta1.ResourcePlacement{ObjectMeta: meta}
+	}
+	return &placementv1beta1.ClusterResourcePlacement{ObjectMeta: meta}
+}
+
+// GetPlacement reads a placement of either kind.
+func GetPlacement(ctx context.Context, r client.Reader, k PlacementKey) (placementv1beta1.PlacementObj, error) {
+	p := NewPlacement(k)
+	if err := r.Get(ctx, types.NamespacedName{Namespace: k.Namespace, Name: k.Name}, p); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// ListPlacements lists the placements of both kinds, ClusterResourcePlacements
+// first.
+func ListPlacements(ctx context.Context, r client.Reader) ([]placementv1beta1.PlacementObj, error) {
+	crps := &placementv1beta1.ClusterResourcePlacementList{}
+	if err := r.List(ctx, crps); err != nil {
+		return nil, fmt.Errorf("failed to list ClusterResourcePlacements: %w", err)
+	}
+	rps := &placementv1beta1.ResourcePlacementList{}
+	if err := r.List(ctx, rps); err != nil {
+		return nil, fmt.Errorf("failed to list ResourcePlacements: %w", err)
+	}
+	out := make([]placementv1beta1.PlacementObj, 0, len(crps.Items)+len(rps.Items))
+	for i := range crps.Items {
+		out = append(out, &crps.Items[i])
+	}
+	for i := range rps.Items {
+		out = append(out, &rps.Items[i])
+	}
+	return out, nil
+}
+
+// NewBinding returns an empty binding of the scope of the placement key.
+func NewBinding(k PlacementKey) placementv1beta1.BindingObj {
+	if k.Namespaced() {
+		return &placementv1beta1.ResourceBinding{ObjectMeta: metav1.ObjectMeta{Namespace: k.Namespace}}
+	}
+	return &placementv1beta1.ClusterResourceBinding{}
+}
+
+// GetBinding reads the binding a request names: a ResourceBinding when the
+// request has a namespace, a ClusterResourceBinding otherwise.
+func GetBinding(ctx context.Context, r client.Reader, nn types.NamespacedName) (placementv1beta1.BindingObj, error) {
+	b := NewBinding(PlacementKey{Namespace: nn.Namespace})
+	if err := r.Get(ctx, nn, b); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// ListBindings lists a placement's bindings, in every state.
+func ListBindings(ctx context.Context, r client.Reader, k PlacementKey) ([]placementv1beta1.BindingObj, error) {
+	if k.Namespaced() {
+		list := &placementv1beta1.ResourceBindingList{}
+		if err := r.List(ctx, list, k.listOptions(nil)...); err != nil {
+			return nil, fmt.Errorf("failed to list the bindings of %s: %w", k, err)
+		}
+		out := make([]placementv1beta1.BindingObj, 0, len(list.Items))
+		for i := range list.Items {
+			out = append(out, &list.Items[i])
+		}
+		return out, nil
+	}
+	list := &placementv1beta1.ClusterResourceBindingList{}
+	if err := r.List(ctx, list, k.listOptions(nil)...); err != nil {
+		return nil, fmt.Errorf("failed to list the bindings of %s: %w", k, err)
+	}
+	out := make([]placementv1beta1.BindingObj, 0, len(list.Items))
+	for i := range list.Items {
+		out = append(out, &list.Items[i])
+	}
+	return out, nil
+}
+
+// ListBindingsCached lists a placement's bindings, in every state, through
+// IndexBindingPlacement (a manager's cached client).
+func ListBindingsCached(ctx context.Context, r client.Reader, k PlacementKey) ([]placementv1beta1.BindingObj, error) {
+	opts := []client.ListOption{client.MatchingFields{IndexBindingPlacement: k.Name}}
+	var out []placementv1beta1.BindingObj
+	if k.Namespaced() {
+		list := &placementv1beta1.ResourceBindingList{}
+		if err := r.List(ctx, list, append(opts, client.InNamespace(k.Namespace))...); err != nil {
+			return nil, fmt.Errorf("failed to list the bindings of %s: %w", k, err)
+		}
+		for i := range list.Items {
+			if list.Items[i].Labels[placementv1beta1.LabelPlacementNamespace] == k.Namespace {
+				out = append(out, &list.Items[i])
+			}
+		}
+		return out, nil
+	}
+	list := &placementv1beta1.ClusterResourceBindingList{}
+	if err := r.List(ctx, list, opts...); err != nil {
+		return nil, fmt.Errorf("failed to list the bindings of %s: %w", k, err)
+	}
+	for i := range list.Items {
+		out = append(out, &list.Items[i])
+	}
+	return out, nil
+}
+
+// ListBindingsOnCluster lists the bindings of both kinds that target a cluster,
+// through IndexBindingCluster (a manager's cached client).
+func ListBindingsOnCluster(ctx context.Context, r client.Reader, cluster string) ([]placementv1beta1.BindingObj, error) {
+	crbs := &placementv1beta1.ClusterResourceBindingList{}
+	if err := r.List(ctx, crbs, client.MatchingFields{IndexBindingCluster: cluster}); err != nil {
+		return nil, fmt.Errorf("failed to list the ClusterResourceBindings on %s: %w", cluster, err)
+	}
+	rbs := &placementv1beta1.ResourceBindingList{}
+	if err := r.List(ctx, rbs, client.MatchingFields{IndexBindingCluster: cluster}); err != nil {
+		return nil, fmt.Errorf("failed to list the ResourceBindings on %s: %w", cluster, err)
+	}
+	out := make([]placementv1beta1.BindingObj, 0, len(crbs.Items)+len(rbs.Items))
+	for i := range crbs.Items {
+		out = append(out, &crbs.Items[i])
+	}
+	for i := range rbs.Items {
+		out = append(out, &rbs.Items[i])
+	}
+	return out, nil
+}
+
+// BindingKind is the kind of a binding object, for server-side apply bodies.
+func BindingKind(b placementv1beta1.BindingObj) string {
+	if _, ok := b.(*placementv1beta1.ResourceBinding); ok {
+		return "ResourceBinding"
+	}
+	return "ClusterResourceBinding"
+}
+
+// NewResourceSnapshot returns an empty resource snapshot of the key's scope.
+func NewResourceSnapshot(k PlacementKey) placementv1beta1.ResourceSnapshotObj {
+	if k.Namespaced() {
+		return &placementv1beta1.ResourceSnapshot{ObjectMeta: metav1.ObjectMeta{Namespace: k.Namespace}}
+	}
+	return &placementv1beta1.ClusterResourceSnapshot{}
+}
+
+// ListResourceSnapshots lists the placement's resource snapshots carrying the
+// extra labels too.
+func ListResourceSnapshots(ctx context.Context, r client.Reader, k PlacementKey, extra map[string]string) ([]placementv1beta1.ResourceSnapshotObj, error) {
+	var out []placementv1beta1.ResourceSnapshotObj
+	if k.Namespaced() {
+		list := &placementv1beta1.ResourceSnapshotList{}
+		if err := r.List(ctx, list, k.listOptions(extra)...); err != nil {
+			return nil, fmt.Errorf("failed to list the resource snapshots of %s: %w", k, err)
+		}
+		for i := range list.Items {
+			out = append(out, &list.Items[i])
+		}
+		return out, nil
+	}
+	list := &placementv1beta1.ClusterResourceSnapshotList{}
+	if err := r.List(ctx, list, k.listOptions(extra)...); err != nil {
+		return nil, fmt.Errorf("failed to list the resource snapshots of %s: %w", k, err)
+	}
+	for i := range list.Items {
+		out = append(out, &list.Items[i])
+	}
+	return out, nil
+}
+
+// GetResourceSnapshot reads a resource snapshot of the key's scope by name.
+func GetResourceSnapshot(ctx context.Context, r client.Reader, k PlacementKey, name string) (placementv1beta1.ResourceSnapshotObj, error) {
+	s := NewResourceSnapshot(k)
+	if err := r.Get(ctx, types.NamespacedName{Namespace: k.Namespace, Name: name}, s); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// NewPolicySnapshot returns an empty scheduling policy snapshot of the key's scope.
+func NewPolicySnapshot(k PlacementKey) placementv1beta1.PolicySnapshotObj {
+	if k.Namespaced() {
+		return &placementv1beta1.SchedulingPolicySnapshot{ObjectMeta: metav1.ObjectMeta{Namespace: k.Namespace}}
+	}
+	return &placementv1beta1.ClusterSchedulingPolicySnapshot{}
+}
+
+// ListPolicySnapshots lists the placement's scheduling policy snapshots carrying
+// the extra labels too.
+func ListPolicySnapshots(ctx context.Context, r client.Reader, k PlacementKey, extra map[string]string) ([]placementv1beta1.PolicySnapshotObj, error) {
+	var out []placementv1beta1.PolicySnapshotObj
+	if k.Namespaced() {
+		list := &placementv1beta1.SchedulingPolicySnapshotList{}
+		if err := r.List(ctx, list, k.listOptions(extra)...); err != nil {
+			return nil, fmt.Errorf("failed to list the policy snapshots of %s: %w", k, err)
+		}
+		for i := range list.Items {
+			out = append(out, &list.Items[i])
+		}
+		return out, nil
+	}
+	list := &placementv1beta1.ClusterSchedulingPolicySnapshotList{}
+	if err := r.List(ctx, list, k.listOptions(extra)...); err != nil {
+		return nil, fmt.Errorf("failed to list the policy snapshots of %s: %w", k, err)
+	}
+	for i := range list.Items {
+		out = append(out, &list.Items[i])
+	}
+	return out, nil
+}
+
+// SortByCreation orders placements oldest first, by creation time and then by
+// kind and key, so that "the earlier placement" is well defined.
+func SortByCreation(ps []placementv1beta1.PlacementObj) {
+	sort.SliceStable(ps, func(i, j int) bool { return Earlier(ps[i], ps[j]) })
+}
+
+// Earlier reports whether placement a was created before b (ties broken by
+// ClusterResourcePlacements first, then by key).
+func Earlier(a, b placementv1beta1.PlacementObj) bool {
+	ta, tb := a.GetCreationTimestamp(), b.GetCreationTimestamp()
+	if !ta.Equal(&tb) {
+		return ta.Before(&tb)
+	}
+	ka, kb := KeyOf(a), KeyOf(b)
+	if ka.Namespaced() != kb.Namespaced() {
+		return !ka.Namespaced()
+	}
+	return ka.String() < kb.String()
+}
