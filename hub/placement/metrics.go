@@ -20,7 +20,9 @@ var availableSeconds = prometheus.NewHistogram(prometheus.HistogramOpts{
 func init() { metrics.Registry.MustRegister(availableSeconds) }
 
 // changed notes that a placement got a new snapshot now.
-func (r *Reconciler) changed(placement pipeline.PlacementKey) { r.changedAt.Store(placement, time.Now()) }
+func (r *Reconciler) changed(placement pipeline.PlacementKey) {
+	r.changedAt.Store(placement, time.Now())
+}
 
 // observeAvailable observes flotilla_placement_available_seconds when a
 // placement turns Available after a change this process saw.

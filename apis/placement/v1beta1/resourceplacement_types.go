@@ -27,9 +27,9 @@ import (
 // update runs (strategy type External), reportBack and upsyncSelectors are for
 // ClusterResourcePlacements only and are refused here.
 //
-// +kubebuilder:validation:XValidation:rule="self.spec.resourceSelectors.all(s, s.kind != 'Namespace' || (has(s.group) && s.group != ''))",message="a ResourcePlacement selects objects of its own namespace; it cannot select Namespaces (its own namespace is brought along; use a ClusterResourcePlacement for others)"
+// +kubebuilder:validation:XValidation:rule="self.spec.resourceSelectors.all(s, s.kind != 'Namespace' || (has(s.group) && size(s.group) > 0))",message="a ResourcePlacement selects objects of its own namespace; it cannot select Namespaces (its own namespace is brought along; use a ClusterResourcePlacement for others)"
 // +kubebuilder:validation:XValidation:rule="!has(self.spec.strategy) || !has(self.spec.strategy.type) || self.spec.strategy.type != 'External'",message="strategy type External (staged update runs) is for ClusterResourcePlacements only; use RollingUpdate"
-// +kubebuilder:validation:XValidation:rule="!has(self.spec.reportBack) || self.spec.reportBack == ''",message="reportBack is for ClusterResourcePlacements only"
+// +kubebuilder:validation:XValidation:rule="!has(self.spec.reportBack)",message="reportBack is for ClusterResourcePlacements only"
 // +kubebuilder:validation:XValidation:rule="!has(self.spec.upsyncSelectors) || size(self.spec.upsyncSelectors) == 0",message="upsyncSelectors are for ClusterResourcePlacements only"
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
