@@ -1,0 +1,176 @@
+package placement
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+	"github.com/flotilla-io/flotilla/hub/pipeline"
+	"github.com/flotilla-io/flotilla/hub/resources"
+)
+
+var (
+	t0 = metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	t1 = metav1.NewTime(t0.Add(time.Minute))
+)
+
+func crpPlacing(name string, at metav1.Time, ids ...placementv1beta1.ResourceIdentifier) *placementv1beta1.ClusterResourcePlacement {
+	p := &placementv1beta1.ClusterResourcePlacement{ObjectMeta: metav1.ObjectMeta{Name: name, CreationTimestamp: at}}
+	p.Status.SelectedResources = ids
+	return p
+}
+
+func rpPlacing(ns, name string, at metav1.Time, ids ...placementv1beta1.ResourceIdentifier) *placementv1beta1.ResourcePlacement {
+	p := &placementv1beta1.ResourcePlacement{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, CreationTimestamp: at}}
+	p.Status.SelectedResources = ids
+	return p
+}
+
+func configMapID(ns, name string) placementv1beta1.ResourceIdentifier {
+	return placementv1beta1.ResourceIdentifier{Version: "v1", Kind: "ConfigMap", Namespace: ns, Name: name}
+}
+
+func namespaceID(name string) placementv1beta1.ResourceIdentifier {
+	return placementv1beta1.ResourceIdentifier{Version: "v1", Kind: "Namespace", Name: name}
+}
+
+func configMap(ns, name string) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{}
+	u.SetAPIVersion("v1")
+	u.SetKind("ConfigMap")
+	u.SetNamespace(ns)
+	u.SetName(name)
+	return u
+}
+
+func namespaceObj(name string) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{}
+	u.SetAPIVersion("v1")
+	u.SetKind("Namespace")
+	u.SetName(name)
+	return resources.MinimalNamespace(u)
+}
+
+func names(objs []*unstructured.Unstructured) []string {
+	out := make([]string, 0, len(objs))
+	for _, u := range objs {
+		out = append(out, u.GetKind()+"/"+u.GetName())
+	}
+	return out
+}
+
+func TestTheLaterPlacementLeavesOutWhatAnEarlierOnePlaces(t *testing.T) {
+	selected := func() []*unstructured.Unstructured {
+		return []*unstructured.Unstructured{namespaceObj("team-a"), configMap("team-a", "app"), configMap("team-a", "other")}
+	}
+	for _, tc := range []struct {
+		name         string
+		self         placementv1beta1.PlacementObj
+		others       []placementv1beta1.PlacementObj
+		wantKept     []string
+		wantConflict []conflict
+	}{
+		{
+			name:     "a ResourcePlacement created after a ClusterResourcePlacement that places its ConfigMap leaves the ConfigMap out",
+			self:     rpPlacing("team-a", "web", t1),
+			others:   []placementv1beta1.PlacementObj{crpPlacing("all", t0, namespaceID("team-a"), configMapID("team-a", "app"))},
+			wantKept: []string{"Namespace/team-a", "ConfigMap/other"},
+			wantConflict: []conflict{{object: objectID{kind: "ConfigMap", namespace: "team-a", name: "app"},
+				owner: pipeline.PlacementKey{Name: "all"}}},
+		},
+		{
+			name:     "a ResourcePlacement created first keeps the ConfigMap",
+			self:     rpPlacing("team-a", "web", t0),
+			others:   []placementv1beta1.PlacementObj{crpPlacing("all", t1, namespaceID("team-a"), configMapID("team-a", "app"))},
+			wantKept: []string{"Namespace/team-a", "ConfigMap/app", "ConfigMap/other"},
+		},
+		{
+			name:     "the Namespace both bring is never a conflict",
+			self:     rpPlacing("team-a", "web", t1),
+			others:   []placementv1beta1.PlacementObj{crpPlacing("all", t0, namespaceID("team-a"))},
+			wantKept: []string{"Namespace/team-a", "ConfigMap/app", "ConfigMap/other"},
+		},
+		{
+			name:     "an earlier ResourcePlacement of the same namespace keeps what it places",
+			self:     rpPlacing("team-a", "web", t1),
+			others:   []placementv1beta1.PlacementObj{rpPlacing("team-a", "first", t0, configMapID("team-a", "other"))},
+			wantKept: []string{"Namespace/team-a", "ConfigMap/app"},
+			wantConflict: []conflict{{object: objectID{kind: "ConfigMap", namespace: "team-a", name: "other"},
+				owner: pipeline.PlacementKey{Namespace: "team-a", Name: "first"}}},
+		},
+		{
+			name:     "a ResourcePlacement of another namespace does not count",
+			self:     rpPlacing("team-a", "web", t1),
+			others:   []placementv1beta1.PlacementObj{rpPlacing("team-b", "first", t0, configMapID("team-a", "other"))},
+			wantKept: []string{"Namespace/team-a", "ConfigMap/app", "ConfigMap/other"},
+		},
+		{
+			name:     "two ClusterResourcePlacements are left as they always were",
+			self:     crpPlacing("late", t1),
+			others:   []placementv1beta1.PlacementObj{crpPlacing("all", t0, configMapID("team-a", "app"))},
+			wantKept: []string{"Namespace/team-a", "ConfigMap/app", "ConfigMap/other"},
+		},
+		{
+			name:     "a ClusterResourcePlacement created after a ResourcePlacement leaves its ConfigMap out",
+			self:     crpPlacing("late", t1),
+			others:   []placementv1beta1.PlacementObj{rpPlacing("team-a", "web", t0, namespaceID("team-a"), configMapID("team-a", "app"))},
+			wantKept: []string{"Namespace/team-a", "ConfigMap/other"},
+			wantConflict: []conflict{{object: objectID{kind: "ConfigMap", namespace: "team-a", name: "app"},
+				owner: pipeline.PlacementKey{Namespace: "team-a", Name: "web"}}},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			kept, got := withoutClaimed(selected(), claims(tc.self, append(tc.others, tc.self)))
+			if diff := cmp.Diff(tc.wantKept, names(kept)); diff != "" {
+				t.Errorf("kept (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.wantConflict, got, cmp.AllowUnexported(conflict{}, objectID{}, pipeline.PlacementKey{})); diff != "" {
+				t.Errorf("conflicts (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestConflictMessageNamesTheObjectsAndTheOtherPlacement(t *testing.T) {
+	got := conflictMessage([]conflict{
+		{object: objectID{kind: "ConfigMap", namespace: "team-a", name: "b"}, owner: pipeline.PlacementKey{Name: "all"}},
+		{object: objectID{kind: "ConfigMap", namespace: "team-a", name: "a"}, owner: pipeline.PlacementKey{Name: "all"}},
+		{object: objectID{group: "apps", kind: "Deployment", namespace: "team-a", name: "web"}, owner: pipeline.PlacementKey{Namespace: "team-a", Name: "first"}},
+	})
+	want := "3 selected object(s) not placed by this placement: ConfigMap team-a/a, ConfigMap team-a/b placed by ClusterResourcePlacement all, created earlier; " +
+		"Deployment.apps team-a/web placed by ResourcePlacement team-a/first, created earlier"
+	if got != want {
+		t.Errorf("conflictMessage =\n%s\nwant\n%s", got, want)
+	}
+}
+
+func TestMightSelectKeepsAResourcePlacementToItsNamespace(t *testing.T) {
+	rp := &placementv1beta1.ResourcePlacement{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "web"},
+		Spec: placementv1beta1.PlacementSpec{ResourceSelectors: []placementv1beta1.ResourceSelector{{Version: "v1", Kind: "ConfigMap"}}}}
+	cm := func(ns string) resources.Change {
+		return resources.Change{GVK: configMap("", "").GroupVersionKind(), Namespace: ns, Name: "app"}
+	}
+	ns := func(name string) resources.Change {
+		return resources.Change{GVK: namespaceObj("").GroupVersionKind(), Name: name}
+	}
+	for _, tc := range []struct {
+		name string
+		ch   resources.Change
+		want bool
+	}{
+		{"a ConfigMap of its namespace", cm("team-a"), true},
+		{"a ConfigMap of another namespace", cm("team-b"), false},
+		{"its Namespace (labels it brings)", ns("team-a"), true},
+		{"another Namespace", ns("team-b"), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := mightSelect(rp, tc.ch); got != tc.want {
+				t.Errorf("mightSelect = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
