@@ -36,7 +36,13 @@ import (
 type placementKind struct {
 	name     string
 	resource string
-	new      func(spec placementv1beta1.PlacementSpec) placementv1beta1.PlacementObj
+	// new makes a placement of the kind with spec, scoped first.
+	new func(spec placementv1beta1.PlacementSpec) placementv1beta1.PlacementObj
+	// scoped turns a shared test spec into one of the kind's scope (the same spec
+	// for a ClusterResourcePlacement).
+	scoped func(spec placementv1beta1.PlacementSpec) placementv1beta1.PlacementSpec
+	// refusal is what the kind alone refuses in a spec, or "".
+	refusal func(spec placementv1beta1.PlacementSpec) string
 }
 
 var placementKinds = []placementKind{
@@ -46,14 +52,43 @@ var placementKinds = []placementKind{
 		new: func(spec placementv1beta1.PlacementSpec) placementv1beta1.PlacementObj {
 			return &placementv1beta1.ClusterResourcePlacement{ObjectMeta: metav1.ObjectMeta{GenerateName: "crp-"}, Spec: spec}
 		},
+		scoped:  func(spec placementv1beta1.PlacementSpec) placementv1beta1.PlacementSpec { return spec },
+		refusal: func(placementv1beta1.PlacementSpec) string { return "" },
 	},
 	{
 		name:     "ResourcePlacement",
 		resource: "resourceplacements",
 		new: func(spec placementv1beta1.PlacementSpec) placementv1beta1.PlacementObj {
-			return &placementv1beta1.ResourcePlacement{ObjectMeta: metav1.ObjectMeta{GenerateName: "rp-", Namespace: testNamespace}, Spec: spec}
+			return &placementv1beta1.ResourcePlacement{ObjectMeta: metav1.ObjectMeta{GenerateName: "rp-", Namespace: testNamespace}, Spec: resourcePlacementScoped(spec)}
+		},
+		scoped: resourcePlacementScoped,
+		refusal: func(spec placementv1beta1.PlacementSpec) string {
+			switch {
+			case spec.ReportBack != "":
+				return "reportBack is for ClusterResourcePlacements only"
+			case spec.Strategy.Type == placementv1beta1.ExternalRolloutStrategyType:
+				return "strategy type External (staged update runs) is for ClusterResourcePlacements only"
+			}
+			return ""
 		},
 	},
+}
+
+// resourcePlacementScoped turns a shared test spec into a ResourcePlacement's: a
+// ResourcePlacement selects objects of its namespace (a ConfigMap instead of a
+// Namespace of the same name) and rolls out itself (strategy type External is for
+// ClusterResourcePlacements only; the refusal is tested on its own).
+func resourcePlacementScoped(spec placementv1beta1.PlacementSpec) placementv1beta1.PlacementSpec {
+	out := *spec.DeepCopy()
+	for i, s := range out.ResourceSelectors {
+		if s.Group == "" && s.Kind == "Namespace" {
+			out.ResourceSelectors[i].Kind = "ConfigMap"
+		}
+	}
+	if out.Strategy.Type == placementv1beta1.ExternalRolloutStrategyType {
+		out.Strategy.Type = placementv1beta1.RollingUpdateRolloutStrategyType
+	}
+	return out
 }
 
 func namespaceSelector(name string) placementv1beta1.ResourceSelector {
@@ -212,7 +247,7 @@ func TestPlacementDefaults(t *testing.T) {
 				if err := env.Client.Create(context.Background(), p); err != nil {
 					t.Fatalf("failed to create the placement: %v", err)
 				}
-				if diff := cmp.Diff(tc.want, *p.GetPlacementSpec()); diff != "" {
+				if diff := cmp.Diff(kind.scoped(tc.want), *p.GetPlacementSpec()); diff != "" {
 					t.Errorf("spec after defaulting (-want +got):\n%s", diff)
 				}
 			})
@@ -602,10 +637,53 @@ func TestPlacementValidation(t *testing.T) {
 	for _, kind := range placementKinds {
 		for _, tc := range tests {
 			t.Run(kind.name+"/"+tc.name, func(t *testing.T) {
+				want := tc.wantRefusal
+				if want == "" {
+					want = kind.refusal(tc.spec)
+				}
 				err := env.Client.Create(context.Background(), kind.new(tc.spec))
-				testenv.CheckValidation(t, err, tc.wantRefusal)
+				testenv.CheckValidation(t, err, want)
 			})
 		}
+	}
+}
+
+// A ResourcePlacement places objects of its own namespace and rolls them out
+// itself: what only a ClusterResourcePlacement can do is refused, never ignored.
+func TestResourcePlacementValidation(t *testing.T) {
+	configMaps := []placementv1beta1.ResourceSelector{{Version: "v1", Kind: "ConfigMap", LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}}}
+	tests := []struct {
+		name        string
+		spec        placementv1beta1.PlacementSpec
+		wantRefusal string
+	}{
+		{
+			name: "selecting ConfigMaps of its namespace by labels is accepted",
+			spec: placementv1beta1.PlacementSpec{ResourceSelectors: configMaps, Policy: pickN(2)},
+		},
+		{
+			name: "selecting a Namespace is refused",
+			spec: placementv1beta1.PlacementSpec{ResourceSelectors: []placementv1beta1.ResourceSelector{namespaceSelector("other")}},
+			wantRefusal: "a ResourcePlacement selects objects of its own namespace; it cannot select Namespaces",
+		},
+		{
+			name: "strategy type External is refused",
+			spec: placementv1beta1.PlacementSpec{ResourceSelectors: configMaps,
+				Strategy: placementv1beta1.RolloutStrategy{Type: placementv1beta1.ExternalRolloutStrategyType}},
+			wantRefusal: "strategy type External (staged update runs) is for ClusterResourcePlacements only",
+		},
+		{
+			name: "upsync selectors are refused",
+			spec: placementv1beta1.PlacementSpec{ResourceSelectors: configMaps,
+				UpsyncSelectors: []placementv1beta1.UpsyncSelector{{Version: "v1", Kind: "ConfigMap"}}},
+			wantRefusal: "upsyncSelectors are for ClusterResourcePlacements only",
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			rp := &placementv1beta1.ResourcePlacement{ObjectMeta: metav1.ObjectMeta{GenerateName: "rp-", Namespace: testNamespace}, Spec: tc.spec}
+			testenv.CheckValidation(t, env.Client.Create(context.Background(), rp), tc.wantRefusal)
+		})
 	}
 }
 
