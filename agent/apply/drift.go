@@ -58,7 +58,8 @@ func (a *Applier) checkDrifts(ctx context.Context, s *scope) {
 	for i, m := range s.manifests {
 		r := &s.results[i]
 		k, ok := m.key()
-		if !ok || r.applied != metav1.ConditionTrue || r.live == nil || m.mapping == nil {
+		if !ok || r.applied != metav1.ConditionTrue || r.live == nil || m.mapping == nil || createOnly(m) {
+			// A create-only object is never the Work's: it cannot drift.
 			continue
 		}
 		diffs, total, err := a.drifts(ctx, s, m, r.live)
