@@ -662,8 +662,8 @@ func TestResourcePlacementValidation(t *testing.T) {
 			spec: placementv1beta1.PlacementSpec{ResourceSelectors: configMaps, Policy: pickN(2)},
 		},
 		{
-			name: "selecting a Namespace is refused",
-			spec: placementv1beta1.PlacementSpec{ResourceSelectors: []placementv1beta1.ResourceSelector{namespaceSelector("other")}},
+			name:        "selecting a Namespace is refused",
+			spec:        placementv1beta1.PlacementSpec{ResourceSelectors: []placementv1beta1.ResourceSelector{namespaceSelector("other")}},
 			wantRefusal: "a ResourcePlacement selects objects of its own namespace; it cannot select Namespaces",
 		},
 		{
