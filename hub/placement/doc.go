@@ -1,6 +1,9 @@
 // Package placement runs the first stage of the placement pipeline: for each
-// ClusterResourcePlacement it selects resources on the hub and records them, and
-// its scheduling policy, as immutable snapshots (a new one each time either
-// changes), then reports the placement's status from what the later stages
-// (scheduler, rollout, work generator, agents) record on the bindings.
+// placement — a ClusterResourcePlacement, or a ResourcePlacement, which selects
+// objects of its own namespace and brings that namespace along — it selects
+// resources on the hub and records them, and its scheduling policy, as immutable
+// snapshots (a new one each time either changes), then reports the placement's
+// status from what the later stages (scheduler, rollout, work generator, agents)
+// record on the bindings. A placement leaves out the objects an earlier placement
+// of the other scope places (conflicts.go).
 package placement
