@@ -390,7 +390,9 @@ func (a *Applier) get(ctx context.Context, m *manifest) (*unstructured.Unstructu
 // cachedGet returns the object of a resolved manifest from the watch's cache when it
 // can answer, else from the member's API server.
 func (a *Applier) cachedGet(ctx context.Context, m *manifest) (*unstructured.Unstructured, error) {
-	if a.watch != nil {
+	// The watch sees only what the agent applied (LabelAppliedBy); a create-only
+	// object never carries that label.
+	if a.watch != nil && !createOnly(m) {
 		if live, found := a.watch.get(m.mapping.Resource, m.obj.GetNamespace(), m.obj.GetName()); found {
 			return live, nil
 		}

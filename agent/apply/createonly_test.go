@@ -18,6 +18,7 @@ package apply
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -25,6 +26,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+	"github.com/flotilla-io/flotilla/pkg/conditions"
 )
 
 func createOnlyNamespaceManifest(t *testing.T, name string, labels map[string]any) placementv1beta1.Manifest {
@@ -38,7 +40,13 @@ func createOnlyNamespaceManifest(t *testing.T, name string, labels map[string]an
 // Work's, and stays when the Work is removed.
 func TestCreateOnlyManifestsAreCreatedIfMissingAndNeverChangedOrRemoved(t *testing.T) {
 	ctx := testContext(t)
-	a := newApplier(t, "records-createonly")
+	// With the watch (OnChange), as the agent runs: it sees only objects the agent
+	// applied, never a create-only one.
+	a, err := New(env.Config, Options{Namespace: "records-createonly", EstablishTimeout: 30 * time.Second, OnChange: func(string) {}})
+	if err != nil {
+		t.Fatalf("New() failed: %v", err)
+	}
+	t.Cleanup(a.Close)
 	if err := env.Client.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
 		Name: "co-existing", Labels: map[string]string{"owner": "member"}}}); err != nil {
 		t.Fatal(err)
@@ -74,6 +82,22 @@ func TestCreateOnlyManifestsAreCreatedIfMissingAndNeverChangedOrRemoved(t *testi
 			t.Errorf("namespace %s carries the create-only annotation", ns)
 		}
 	}
+	// The status (from the watch where it can answer) finds both namespaces.
+	eventually(t, 20*time.Second, func() error {
+		st, err := a.Status(ctx, work)
+		if err != nil {
+			return err
+		}
+		for _, mc := range st.ManifestConditions {
+			if mc.Identifier.Kind != "Namespace" {
+				continue
+			}
+			if c := conditions.Get(mc.Conditions, placementv1beta1.ConditionAvailable); c == nil || c.Status != metav1.ConditionTrue {
+				return fmt.Errorf("namespace %s: Available is %+v", mc.Identifier.Name, c)
+			}
+		}
+		return nil
+	})
 	// Applying the unchanged Work again keeps everything applied.
 	status, err = a.Apply(ctx, work)
 	if err != nil {
