@@ -72,6 +72,14 @@ type Options struct {
 	// what it applied namespace by namespace. Default: nil (full access).
 	LeastPrivilege *LeastPrivilege
 
+	// OnHub says that the member cluster is the fleet's hub itself, joined as a
+	// member (`agent join --hub-as-member`) so that placements can place placements.
+	// There the objects that exist are the sources placements select, so the
+	// Applier never takes over an object that no Work applied, whatever
+	// whenToTakeOver says: taking it over would let the removal of a placement
+	// delete its own source. Default: false.
+	OnHub bool
+
 	// OnChange, if set, is called with the name of a Work whenever an object the
 	// Applier applied for it changes on the member (it is watched, not polled).
 	// It must not block. Default: nil (nothing is watched).
