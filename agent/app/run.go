@@ -216,6 +216,7 @@ func Run(ctx context.Context, opts *RunOptions) error {
 		DeniedKinds:      deniedKinds,
 		DeniedNamespaces: opts.DenyNamespaces,
 		LeastPrivilege:   leastPrivilege,
+		OnHub:            id.HubAsMember,
 		OnChange:         func(work string) { runner.Changed(work) },
 	})
 	if err != nil {
@@ -299,7 +300,7 @@ func Run(ctx context.Context, opts *RunOptions) error {
 			},
 		})
 	}
-	log.Info("Starting the agent", "version", version.Version, "hub", id.Hub, "apiServer", cfg.Host)
+	log.Info("Starting the agent", "version", version.Version, "hub", id.Hub, "apiServer", cfg.Host, "hubAsMember", id.HubAsMember)
 	runErr := make(chan error, 1)
 	go func() {
 		runErr <- runner.Run(ctx, dial, tunnel.ReconnectOptions{Logger: log.WithName("tunnel"), MaxInterval: opts.ReconnectMaxInterval})
