@@ -227,11 +227,18 @@ func Run(ctx context.Context, opts *RunOptions) error {
 	if err != nil {
 		return err
 	}
-	upsyncer, err := newUpsyncer(cfg, func(m tunnel.Upsync) error { return runner.SendUpsync(m) }, log.WithName("upsync"))
-	if err != nil {
-		return err
+	// Upsync mirrors objects born on a member to the hub; on the hub joined as a
+	// member they are on the hub already, and mirroring them onto themselves would
+	// make the hub and its agent write the same objects in turn.
+	var upsyncer session.Upsyncer
+	if !id.HubAsMember {
+		u, err := newUpsyncer(cfg, func(m tunnel.Upsync) error { return runner.SendUpsync(m) }, log.WithName("upsync"))
+		if err != nil {
+			return err
+		}
+		defer u.Close()
+		upsyncer = u
 	}
-	defer upsyncer.Close()
 	runner, err = session.New(session.Options{
 		Applier:        applier,
 		Properties:     collector,
