@@ -22,6 +22,7 @@ import (
 
 	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+	"github.com/flotilla-io/flotilla/pkg/poll"
 )
 
 // Provider is a fleet the suites run against.
@@ -75,29 +76,13 @@ func Kubectl(ctx context.Context, kubeconfig, stdin string, args ...string) (str
 // with check's last error when timeout passes.
 func Eventually(t testing.TB, timeout time.Duration, check func() error) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		err := check()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("condition not met within %s: %v", timeout, err)
-		}
-		time.Sleep(250 * time.Millisecond)
-	}
+	poll.Eventually(t, timeout, 250*time.Millisecond, check)
 }
 
 // Consistently checks that check keeps returning nil for the whole duration.
 func Consistently(t testing.TB, duration time.Duration, check func() error) {
 	t.Helper()
-	deadline := time.Now().Add(duration)
-	for time.Now().Before(deadline) {
-		if err := check(); err != nil {
-			t.Fatalf("condition stopped holding: %v", err)
-		}
-		time.Sleep(250 * time.Millisecond)
-	}
+	poll.Consistently(t, duration, 250*time.Millisecond, check)
 }
 
 // Logf prints a progress line that `make e2e` keeps visible.

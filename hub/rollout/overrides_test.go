@@ -48,6 +48,22 @@ func withOverride(t *testing.T, placement, name string, want int) func() error {
 // A new override snapshot reaches the bindings like a new resource snapshot: one
 // cluster at a time under maxUnavailable 1, each after the one before is
 // available; only the clusters a rule selects apply it.
+// reportOverridden reports Available for the clusters whose bindings apply an
+// override snapshot now. It reads every binding before it reports any: a report
+// lets the rollout move the next cluster, which must not be reported in turn.
+func reportOverridden(t *testing.T, placement string) {
+	t.Helper()
+	var overridden []string
+	for _, c := range clusters {
+		if b := binding(t, placement, c); len(b.Spec.ResourceOverrideSnapshots) == 1 {
+			overridden = append(overridden, c)
+		}
+	}
+	for _, c := range overridden {
+		report(t, placement, c, true, true, placementv1beta1.ReasonAvailable)
+	}
+}
+
 func TestOverrideSnapshotRollsOutLikeAResourceChange(t *testing.T) {
 	const p = "overridden"
 	ctx := context.Background()
@@ -74,11 +90,7 @@ func TestOverrideSnapshotRollsOutLikeAResourceChange(t *testing.T) {
 	})
 	testenv.Eventually(t, 20*time.Second, withOverride(t, p, "ro-0", 1))
 	consistently(t, time.Second, withOverride(t, p, "ro-0", 1))
-	for _, c := range clusters {
-		if b := binding(t, p, c); len(b.Spec.ResourceOverrideSnapshots) == 1 {
-			report(t, p, c, true, true, placementv1beta1.ReasonAvailable)
-		}
-	}
+	reportOverridden(t, p)
 	testenv.Eventually(t, 20*time.Second, withOverride(t, p, "ro-0", 2))
 
 	// A cluster the rule no longer selects drops the override (in its turn).
@@ -86,11 +98,7 @@ func TestOverrideSnapshotRollsOutLikeAResourceChange(t *testing.T) {
 	if err := env.Client.Get(ctx, client.ObjectKey{Name: "member-3"}, mc); err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range clusters {
-		if b := binding(t, p, c); len(b.Spec.ResourceOverrideSnapshots) == 1 {
-			report(t, p, c, true, true, placementv1beta1.ReasonAvailable)
-		}
-	}
+	reportOverridden(t, p)
 	testenv.Eventually(t, 20*time.Second, withOverride(t, p, "ro-0", 3))
 	for _, c := range clusters {
 		report(t, p, c, true, true, placementv1beta1.ReasonAvailable)

@@ -9,6 +9,8 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/flotilla-io/flotilla/pkg/poll"
 )
 
 // StartManager runs a controller-runtime manager against the test API server
@@ -43,28 +45,12 @@ func (e *Env) StartManager(t testing.TB, setup func(ctrl.Manager) error) {
 // last error if it still does not after timeout.
 func Eventually(t testing.TB, timeout time.Duration, check func() error) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		err := check()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("not within %s: %v", timeout, err)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	poll.Eventually(t, timeout, 200*time.Millisecond, check)
 }
 
 // Consistently checks that check keeps returning nil for the whole duration,
 // failing the test at its first error.
 func Consistently(t testing.TB, duration time.Duration, check func() error) {
 	t.Helper()
-	deadline := time.Now().Add(duration)
-	for time.Now().Before(deadline) {
-		if err := check(); err != nil {
-			t.Fatalf("stopped holding: %v", err)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	poll.Consistently(t, duration, 200*time.Millisecond, check)
 }

@@ -100,26 +100,11 @@ func run(ctx context.Context, o options) error {
 	}
 	dir := o.fleetDir
 	if dir == "" {
-		tmp, err := os.MkdirTemp("", "flotilla-footprint-")
+		tmp, stop, err := fleet.Temporary(ctx, "agentfootprint", fleet.Options{Members: 1, Out: os.Stderr}, o.keep)
 		if err != nil {
 			return err
 		}
-		f, err := fleet.New(fleet.Options{Dir: tmp, Members: 1, Out: os.Stderr})
-		if err != nil {
-			return err
-		}
-		if err := f.Up(ctx); err != nil {
-			return err
-		}
-		defer func() {
-			if o.keep {
-				fmt.Fprintf(os.Stderr, "agentfootprint: leaving the fleet in %s (go run ./tools/localfleet down --dir %s)\n", tmp, tmp)
-				return
-			}
-			if err := f.Down(context.WithoutCancel(ctx)); err != nil {
-				fmt.Fprintf(os.Stderr, "agentfootprint: fleet down: %v\n", err)
-			}
-		}()
+		defer stop()
 		dir = tmp
 	}
 	f, err := fleet.New(fleet.Options{Dir: dir, Out: os.Stderr})

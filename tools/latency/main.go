@@ -93,26 +93,11 @@ func run(ctx context.Context, o options) error {
 	}
 	dir := o.fleetDir
 	if dir == "" {
-		tmp, err := os.MkdirTemp("", "flotilla-latency-")
+		tmp, stop, err := fleet.Temporary(ctx, "latency", fleet.Options{Members: o.members, Out: os.Stderr, HubArgs: o.hubArgs, AgentArgs: o.agentArg}, o.keep)
 		if err != nil {
 			return err
 		}
-		f, err := fleet.New(fleet.Options{Dir: tmp, Members: o.members, Out: os.Stderr, HubArgs: o.hubArgs, AgentArgs: o.agentArg})
-		if err != nil {
-			return err
-		}
-		if err := f.Up(ctx); err != nil {
-			return err
-		}
-		defer func() {
-			if o.keep {
-				fmt.Fprintf(os.Stderr, "latency: leaving the fleet in %s (go run ./tools/localfleet down --dir %s)\n", tmp, tmp)
-				return
-			}
-			if err := f.Down(context.WithoutCancel(ctx)); err != nil {
-				fmt.Fprintf(os.Stderr, "latency: fleet down: %v\n", err)
-			}
-		}()
+		defer stop()
 		dir = tmp
 	}
 	f, err := fleet.New(fleet.Options{Dir: dir, Out: os.Stderr})
