@@ -57,7 +57,9 @@ type Options struct {
 
 	// DeniedNamespaces are namespaces the Applier never applies into (nor creates or
 	// changes as Namespace objects). The Applier's own Namespace is always denied,
-	// whatever this says: it holds the agent's identity and records. Default: none.
+	// whatever this says: it holds the agent's identity and records; so are a hub's
+	// own namespaces (flotilla-system, flotilla-member-*) and machinery (guard.go).
+	// Default: none.
 	DeniedNamespaces []string
 
 	// ProtectedClusterObjects are cluster-scoped objects the Applier never changes,
