@@ -12,6 +12,7 @@ import (
 func newJoinCommand() *cobra.Command {
 	var hub, token, caHash, name, labels, kubeconfig string
 	var timeout time.Duration
+	var hubAsMember bool
 	var inst installFlags
 	cmd := &cobra.Command{
 		Use:   "join",
@@ -21,13 +22,20 @@ leaves it), asks the hub for a certificate with a bootstrap token from
 ` + "`hub token create`" + `, checking the hub's CA against
 --discovery-token-ca-cert-hash, and stores the identity in Secret
 flotilla-system/flotilla-agent-identity on the member cluster. Then run
-` + "`agent run`" + `.`,
+` + "`agent run`" + `.
+
+With --hub-as-member, the cluster is the hub itself (pass the hub cluster's
+kubeconfig), so that placements can place placements (compound placements). Join
+checks that the cluster publishes the hub's CA hash; the hub labels the member
+cluster.flotilla.io/hub=true and taints it cluster.flotilla.io/hub:NoSchedule, so
+only placements that tolerate the taint land there; and the agent there never
+takes over an object no Work applied.`,
 		Example: `  agent join --hub https://hub.example.com:8443 --token abcdef.0123456789abcdef \
     --discovery-token-ca-cert-hash sha256:<hex> --name member-1 --labels env=dev,zone=eu \
     --kubeconfig member-1.kubeconfig`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			opts := join.Options{Hub: hub, Token: token, CACertHash: caHash, Name: name, Timeout: timeout}
+			opts := join.Options{Hub: hub, Token: token, CACertHash: caHash, Name: name, Timeout: timeout, HubAsMember: hubAsMember}
 			parsed, err := join.ParseLabels(labels)
 			if err != nil {
 				return err
@@ -69,6 +77,7 @@ flotilla-system/flotilla-agent-identity on the member cluster. Then run
 	fs.StringVar(&labels, "labels", "", "Labels of the member cluster in the fleet, k=v,k2=v2.")
 	fs.StringVar(&kubeconfig, "kubeconfig", "", "Kubeconfig of the member cluster (default: in-cluster config or $KUBECONFIG).")
 	fs.DurationVar(&timeout, "timeout", join.DefaultTimeout, "How long to wait for the hub.")
+	fs.BoolVar(&hubAsMember, "hub-as-member", false, "The cluster is the hub itself (--kubeconfig of the hub cluster): join it as a member for compound placements; it is labelled cluster.flotilla.io/hub=true and tainted cluster.flotilla.io/hub:NoSchedule.")
 	inst.bind(fs)
 	return cmd
 }

@@ -90,7 +90,7 @@ func (o *RunOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.MetricsBindAddress, "metrics-bind-address", o.MetricsBindAddress, `Address to serve Prometheus metrics on (/metrics); "0" disables.`)
 	fs.StringVar(&o.HealthProbeBindAddress, "health-probe-bind-address", o.HealthProbeBindAddress, `Address to serve /healthz and /readyz on; "0" disables.`)
 	fs.StringSliceVar(&o.DenyKinds, "deny-kinds", o.DenyKinds, "Kinds the agent never applies, as Kind (core group) or Kind.group, comma-separated; such manifests fail with a message naming this flag.")
-	fs.StringSliceVar(&o.DenyNamespaces, "deny-namespaces", o.DenyNamespaces, "Namespaces the agent never applies into, comma-separated (its own namespace is always refused).")
+	fs.StringSliceVar(&o.DenyNamespaces, "deny-namespaces", o.DenyNamespaces, "Namespaces the agent never applies into, comma-separated (its own namespace, and a hub's flotilla-system and flotilla-member-* namespaces, are always refused).")
 	fs.StringVar(&o.RBACProfile, "rbac-profile", o.RBACProfile, `RBAC profile the agent was installed with (manifests/agent): "full", or "least-privilege", where the agent binds itself, in every namespace it applies, to ClusterRole `+namespacedClusterRole+` and watches namespace by namespace.`)
 	fs.DurationVar(&o.PropertiesInterval, "properties-interval", o.PropertiesInterval, "How often to collect the member cluster's properties (node count, capacity, ...) for heartbeats.")
 	fs.DurationVar(&o.ReconnectMaxInterval, "reconnect-max-interval", o.ReconnectMaxInterval, "Longest delay between attempts to reach the hub (the delay doubles from 500ms, with jitter).")
@@ -216,6 +216,7 @@ func Run(ctx context.Context, opts *RunOptions) error {
 		DeniedKinds:      deniedKinds,
 		DeniedNamespaces: opts.DenyNamespaces,
 		LeastPrivilege:   leastPrivilege,
+		OnHub:            id.HubAsMember,
 		OnChange:         func(work string) { runner.Changed(work) },
 	})
 	if err != nil {
@@ -226,11 +227,18 @@ func Run(ctx context.Context, opts *RunOptions) error {
 	if err != nil {
 		return err
 	}
-	upsyncer, err := newUpsyncer(cfg, func(m tunnel.Upsync) error { return runner.SendUpsync(m) }, log.WithName("upsync"))
-	if err != nil {
-		return err
+	// Upsync mirrors objects born on a member to the hub; on the hub joined as a
+	// member they are on the hub already, and mirroring them onto themselves would
+	// make the hub and its agent write the same objects in turn.
+	var upsyncer session.Upsyncer
+	if !id.HubAsMember {
+		u, err := newUpsyncer(cfg, func(m tunnel.Upsync) error { return runner.SendUpsync(m) }, log.WithName("upsync"))
+		if err != nil {
+			return err
+		}
+		defer u.Close()
+		upsyncer = u
 	}
-	defer upsyncer.Close()
 	runner, err = session.New(session.Options{
 		Applier:        applier,
 		Properties:     collector,
@@ -299,7 +307,7 @@ func Run(ctx context.Context, opts *RunOptions) error {
 			},
 		})
 	}
-	log.Info("Starting the agent", "version", version.Version, "hub", id.Hub, "apiServer", cfg.Host)
+	log.Info("Starting the agent", "version", version.Version, "hub", id.Hub, "apiServer", cfg.Host, "hubAsMember", id.HubAsMember)
 	runErr := make(chan error, 1)
 	go func() {
 		runErr <- runner.Run(ctx, dial, tunnel.ReconnectOptions{Logger: log.WithName("tunnel"), MaxInterval: opts.ReconnectMaxInterval})

@@ -126,7 +126,7 @@ func newScope(work *placementv1beta1.Work) *scope {
 // other managers own are taken over (forced) when the object is already the Work's,
 // when whenToTakeOver is Always or when serverSideApplyConfig.force is set. Every
 // applied object carries LabelAppliedBy and AnnotationWork. Manifests the guards
-// refuse (the agent's own namespace and RBAC, Options.DeniedKinds and
+// refuse (the agent's own namespace and RBAC, a hub's own machinery, Options.DeniedKinds and
 // Options.DeniedNamespaces) fail. An object that exists but is not the
 // Work's (it lacks AnnotationWork with the Work's name) is taken over as
 // whenToTakeOver says: Always; IfNoDiff, only if applying would change nothing and,

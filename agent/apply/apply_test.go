@@ -828,3 +828,52 @@ func TestRemoveDeletesWhatAnInterruptedApplyCreated(t *testing.T) {
 		t.Errorf("the record of the removed Work still exists")
 	}
 }
+
+func TestApplyOnTheHubRefusesTheHubsMachineryAndNeverTakesOverItsSources(t *testing.T) {
+	ctx := testContext(t)
+	a, err := New(env.Config, Options{Namespace: "records-onhub", OnHub: true})
+	if err != nil {
+		t.Fatalf("New() failed: %v", err)
+	}
+	t.Cleanup(a.Close)
+	const ns = "hub-sources"
+	createNamespace(t, ns)
+	createConfigMap(t, ns, "source", map[string]string{"k": "ours"})
+	work := newWork("onhub", 1,
+		configMapManifest(t, "flotilla-system", "forged", map[string]any{"k": "v"}),
+		configMapManifest(t, "flotilla-member-hub", "forged", map[string]any{"k": "v"}),
+		configMapManifest(t, ns, "source", map[string]any{"k": "ours"}),
+		configMapManifest(t, ns, "made", map[string]any{"k": "v"}),
+	)
+	work.Spec.ApplyStrategy = &placementv1beta1.ApplyStrategy{WhenToTakeOver: placementv1beta1.WhenToTakeOverAlways}
+
+	status, err := a.Apply(ctx, work)
+	if err != nil {
+		t.Fatalf("Apply() failed: %v", err)
+	}
+	want := []struct{ applied, message string }{
+		{"False/ApplyFailed", "ConfigMap flotilla-system/forged (manifest 0) is refused: namespace flotilla-system is the hub's own (its CA, tokens and leases); the agent never applies the hub's own machinery, not even on the hub joined as a member"},
+		{"False/ApplyFailed", "ConfigMap flotilla-member-hub/forged (manifest 1) is refused: namespace flotilla-member-hub is a member's Work namespace on the hub (flotilla-member-*)"},
+		{"False/NotTakenOver", "already exists on the hub and was not created by Flotilla; the agent of the hub joined as a member never takes over an object no Work applied"},
+		{"True/Applied", ""},
+	}
+	for i, w := range want {
+		conds := status.ManifestConditions[i].Conditions
+		if got := conditionSummary(conds, placementv1beta1.ConditionApplied); got != w.applied {
+			t.Errorf("manifest %d Applied = %s, want %s", i, got, w.applied)
+		}
+		if msg := condition(t, conds, placementv1beta1.ConditionApplied).Message; !strings.Contains(msg, w.message) {
+			t.Errorf("manifest %d Applied message = %q, want it to contain %q", i, msg, w.message)
+		}
+	}
+	// The source stays as it was: not annotated, so removing the Work never deletes it.
+	if _, annotated := mustGetObject(t, configMapsGVR, ns, "source").GetAnnotations()[AnnotationWork]; annotated {
+		t.Error("the hub's source ConfigMap was taken over")
+	}
+	mustGetObject(t, configMapsGVR, ns, "made")
+	for _, refused := range []string{"flotilla-system", "flotilla-member-hub"} {
+		if _, err := dyn.Resource(configMapsGVR).Namespace(refused).Get(ctx, "forged", metav1.GetOptions{}); err == nil {
+			t.Errorf("ConfigMap %s/forged exists, want it never created", refused)
+		}
+	}
+}

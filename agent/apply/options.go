@@ -57,7 +57,9 @@ type Options struct {
 
 	// DeniedNamespaces are namespaces the Applier never applies into (nor creates or
 	// changes as Namespace objects). The Applier's own Namespace is always denied,
-	// whatever this says: it holds the agent's identity and records. Default: none.
+	// whatever this says: it holds the agent's identity and records; so are a hub's
+	// own namespaces (flotilla-system, flotilla-member-*) and machinery (guard.go).
+	// Default: none.
 	DeniedNamespaces []string
 
 	// ProtectedClusterObjects are cluster-scoped objects the Applier never changes,
@@ -71,6 +73,14 @@ type Options struct {
 	// binds its ServiceAccount there to LeastPrivilege.ClusterRole, and it watches
 	// what it applied namespace by namespace. Default: nil (full access).
 	LeastPrivilege *LeastPrivilege
+
+	// OnHub says that the member cluster is the fleet's hub itself, joined as a
+	// member (`agent join --hub-as-member`) so that placements can place placements.
+	// There the objects that exist are the sources placements select, so the
+	// Applier never takes over an object that no Work applied, whatever
+	// whenToTakeOver says: taking it over would let the removal of a placement
+	// delete its own source. Default: false.
+	OnHub bool
 
 	// OnChange, if set, is called with the name of a Work whenever an object the
 	// Applier applied for it changes on the member (it is watched, not polled).

@@ -188,6 +188,10 @@ func (a *Applier) checkTakeOver(ctx context.Context, s *scope, m *manifest, live
 	if previousWork != "" {
 		origin = fmt.Sprintf("was applied by Work %q", previousWork)
 	}
+	if a.opts.OnHub && previousWork == "" {
+		return notTakenOver(fmt.Sprintf("%s already exists on the hub and %s; the agent of the hub joined as a member never takes over an object no Work applied: on the hub it may be the source a placement selects",
+			m.describe(), origin), nil), true
+	}
 	switch s.strategy.WhenToTakeOver {
 	case placementv1beta1.WhenToTakeOverNever:
 		return notTakenOver(fmt.Sprintf("%s already exists on the member cluster and %s; applyStrategy.whenToTakeOver is Never",

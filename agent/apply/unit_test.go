@@ -368,6 +368,24 @@ func TestDeniedNamesTheRule(t *testing.T) {
 		{mf("rbac.authorization.k8s.io/v1", "ClusterRole", "", "flotilla-agent"), "it is the agent's own RBAC"},
 		{mf("rbac.authorization.k8s.io/v1", "ClusterRole", "", "someone-elses"), ""},
 		{mf("v1", "ConfigMap", "app", "x"), ""},
+		// The hub's machinery, refused on every member, the hub joined as a member included.
+		{mf("v1", "ConfigMap", "flotilla-member-hub", "x"), "namespace flotilla-member-hub is a member's Work namespace on the hub (flotilla-member-*)"},
+		{mf("v1", "Namespace", "", "flotilla-member-member-1"), "namespace flotilla-member-member-1 is a member's Work namespace on the hub"},
+		{mf("apiextensions.k8s.io/v1", "CustomResourceDefinition", "", "clusterresourceplacements.placement.flotilla.io"), "it is one of the hub's own CustomResourceDefinitions"},
+		{mf("apiextensions.k8s.io/v1", "CustomResourceDefinition", "", "memberclusters.cluster.flotilla.io"), "it is one of the hub's own CustomResourceDefinitions"},
+		{mf("apiextensions.k8s.io/v1", "CustomResourceDefinition", "", "gadgets.example.com"), ""},
+		{mf("rbac.authorization.k8s.io/v1", "ClusterRole", "", "flotilla-hub"), "it is the hub's own RBAC"},
+		{mf("rbac.authorization.k8s.io/v1", "ClusterRole", "", "flotilla-hub-upsync"), "it is the hub's own RBAC"},
+		{mf("rbac.authorization.k8s.io/v1", "ClusterRole", "", "flotilla-hubble"), ""},
+		{mf("placement.flotilla.io/v1beta1", "Work", "team-a", "w"), "kind Work.placement.flotilla.io is written only by the hub's controllers"},
+		{mf("placement.flotilla.io/v1beta1", "ClusterResourceBinding", "", "b"), "kind ClusterResourceBinding.placement.flotilla.io is written only by the hub's controllers"},
+		{mf("placement.flotilla.io/v1beta1", "ClusterApprovalRequest", "", "run-1-canary"), "is written only by the hub's controllers"},
+		{mf("cluster.flotilla.io/v1beta1", "MemberCluster", "", "fake"), "kind MemberCluster.cluster.flotilla.io is written only by the hub's controllers"},
+		// What compound placements place: placements, overrides, envelopes.
+		{mf("placement.flotilla.io/v1beta1", "ClusterResourcePlacement", "", "inner"), ""},
+		{mf("placement.flotilla.io/v1beta1", "ResourcePlacement", "team-a", "inner"), ""},
+		{mf("placement.flotilla.io/v1beta1", "ClusterResourceOverride", "", "o"), ""},
+		{mf("cluster.flotilla.io/v1beta1", "Location", "", "eu"), ""},
 	}
 	for _, tt := range tests {
 		got := a.denied(tt.m)

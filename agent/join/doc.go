@@ -8,6 +8,12 @@
 // removes what the agent applied, tells the hub over mutual TLS, and deletes
 // the identity.
 //
+// With Options.HubAsMember the member is the hub cluster itself, joined so that
+// placements can place placements (compound placements): Join first checks that
+// the cluster publishes the CA hash it pins, the hub labels and taints the
+// MemberCluster as the hub, and the identity remembers it (Identity.HubAsMember)
+// so that `agent run` applies as apply.Options.OnHub says.
+//
 // Every error these functions return is one line that says what went wrong
 // and what to do about it, ready to print.
 package join

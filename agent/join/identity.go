@@ -14,6 +14,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
+
+	joinproto "github.com/flotilla-io/flotilla/pkg/join"
 )
 
 // Where the identity lives on the member cluster.
@@ -38,6 +40,9 @@ const (
 	KeyHub = "hub"
 	// KeyName holds the member's name.
 	KeyName = "name"
+	// KeyHubAsMember holds "true" when the cluster is the hub itself, joined with
+	// `agent join --hub-as-member`; it is absent otherwise.
+	KeyHubAsMember = "hubAsMember"
 )
 
 // ErrNotJoined is returned by LoadIdentity when the member has no identity.
@@ -55,6 +60,10 @@ type Identity struct {
 	PrivateKey []byte
 	// CA is the hub's tunnel CA certificate (PEM).
 	CA []byte
+	// HubAsMember is set when the cluster is the hub itself, joined as a member
+	// (`agent join --hub-as-member`); the agent then never takes over objects no
+	// Work applied (apply.Options.OnHub).
+	HubAsMember bool
 }
 
 // TLSConfig returns the mutual-TLS configuration for connecting to the hub
@@ -106,6 +115,7 @@ func (m *member) loadIdentity(ctx context.Context) (*Identity, error) {
 		Certificate: s.Data[KeyCertificate],
 		PrivateKey:  s.Data[KeyPrivateKey],
 		CA:          s.Data[KeyCA],
+		HubAsMember: string(s.Data[KeyHubAsMember]) == "true",
 	}
 	if id.Name == "" || id.Hub == "" || len(id.Certificate) == 0 || len(id.PrivateKey) == 0 || len(id.CA) == 0 {
 		return nil, fmt.Errorf("the identity Secret %s/%s lacks some of %s, %s, %s, %s, %s: delete it and join again",
@@ -116,7 +126,7 @@ func (m *member) loadIdentity(ctx context.Context) (*Identity, error) {
 
 // secret returns the identity Secret that stores id.
 func (id *Identity) secret() *corev1.Secret {
-	return &corev1.Secret{
+	s := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{
 			Namespace: Namespace,
 			Name:      SecretName,
@@ -134,6 +144,10 @@ func (id *Identity) secret() *corev1.Secret {
 			KeyName:        []byte(id.Name),
 		},
 	}
+	if id.HubAsMember {
+		s.Data[KeyHubAsMember] = []byte("true")
+	}
+	return s
 }
 
 // member is the member cluster's API server.
@@ -195,6 +209,32 @@ func (m *member) deleteIdentity(ctx context.Context) error {
 	err := m.client.Secrets(Namespace).Delete(ctx, SecretName, metav1.DeleteOptions{})
 	if err != nil && !apierrors.IsNotFound(err) {
 		return m.error("delete the identity Secret "+Namespace+"/"+SecretName, err)
+	}
+	return nil
+}
+
+// checkHubAsMember checks that the member is the hub whose CA has caHash exactly
+// when hubAsMember is set. A hub publishes its CA's hash in ConfigMap
+// flotilla-system/flotilla-hub-info; a member that publishes another hash is
+// another fleet's hub, an ordinary member of this one.
+func (m *member) checkHubAsMember(ctx context.Context, caHash string, hubAsMember bool) error {
+	info, err := m.client.ConfigMaps(Namespace).Get(ctx, joinproto.HubInfoConfigMap, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		info = nil
+	case err != nil && hubAsMember:
+		return m.error("read ConfigMap "+Namespace+"/"+joinproto.HubInfoConfigMap+" (to check that this cluster is the hub)", err)
+	case err != nil:
+		// A member that may not read it is not told apart; it joins as any member.
+		return nil
+	}
+	isHub := info != nil && info.Data[joinproto.HubInfoKeyCAHash] == caHash
+	switch {
+	case hubAsMember && !isHub:
+		return fmt.Errorf("--hub-as-member: the cluster at %s is not the hub you join (it has no ConfigMap %s/%s with %s %s): pass the hub cluster's own kubeconfig, or join without --hub-as-member",
+			m.host, Namespace, joinproto.HubInfoConfigMap, joinproto.HubInfoKeyCAHash, caHash)
+	case !hubAsMember && isHub:
+		return fmt.Errorf("the cluster at %s is the hub you join: join it with --hub-as-member (it is then labelled and tainted as the hub, and its agent never takes over the hub's own objects)", m.host)
 	}
 	return nil
 }

@@ -51,6 +51,13 @@ type Options struct {
 	Member *rest.Config
 	// Timeout bounds the exchange with the hub. Default: DefaultTimeout.
 	Timeout time.Duration
+	// HubAsMember joins the hub cluster itself as a member, so that placements
+	// can place placements onto it (compound placements). Join checks that the
+	// cluster Member connects to is the hub it joins (it publishes the hub's CA
+	// hash, CACertHash, in ConfigMap flotilla-system/flotilla-hub-info), and the
+	// hub labels and taints the MemberCluster as the hub. Without it, Join
+	// refuses to join that hub's own cluster. Default: false.
+	HubAsMember bool
 }
 
 // Validate checks the options (all but Member) locally, before anything is
@@ -165,6 +172,9 @@ func Join(ctx context.Context, opts Options) (*Identity, error) {
 	case !errors.Is(err, ErrNotJoined):
 		return nil, err
 	}
+	if err := m.checkHubAsMember(ctx, opts.CACertHash, opts.HubAsMember); err != nil {
+		return nil, err
+	}
 	if err := m.ensureNamespace(ctx); err != nil {
 		return nil, err
 	}
@@ -180,6 +190,7 @@ func Join(ctx context.Context, opts Options) (*Identity, error) {
 		Labels:       opts.Labels,
 		CSR:          csrPEM,
 		AgentVersion: version.Version,
+		HubAsMember:  opts.HubAsMember,
 	})
 	if err != nil {
 		return nil, err
@@ -201,6 +212,7 @@ func Join(ctx context.Context, opts Options) (*Identity, error) {
 		Certificate: resp.Certificate,
 		PrivateKey:  pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}),
 		CA:          resp.CA,
+		HubAsMember: opts.HubAsMember,
 	}
 	if _, err := m.client.Secrets(Namespace).Create(ctx, id.secret(), metav1.CreateOptions{}); err != nil {
 		if apierrors.IsAlreadyExists(err) {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -415,5 +416,57 @@ func TestTheRenewerRenewsAfterTwoThirdsOfTheLifetime(t *testing.T) {
 	}
 	if string(stored.Certificate) != string(got.Certificate) || string(stored.PrivateKey) != string(got.PrivateKey) {
 		t.Error("the identity Secret does not hold the renewed certificate and key")
+	}
+}
+
+func TestJoinAsTheHubNeedsTheHubsOwnClusterAndMarksTheIdentity(t *testing.T) {
+	ctx := testContext(t)
+	forgetIdentity(t)
+	hub := sessiontest.Start(t, sessiontest.Options{})
+	opts := joinOptions(hub)
+	opts.Name = "hub"
+	opts.HubAsMember = true
+
+	// A cluster that is not the hub is refused before the token is spent.
+	_, err := join.Join(ctx, opts)
+	if err == nil || !strings.Contains(err.Error(), "--hub-as-member: the cluster at") || !strings.Contains(err.Error(), "is not the hub you join") {
+		t.Fatalf("Join(--hub-as-member) on a cluster that is not the hub = %v, want it refused", err)
+	}
+	if n := len(hub.Joins()); n != 0 {
+		t.Fatalf("the hub saw %d join requests, want none", n)
+	}
+
+	// The cluster publishes the hub's CA hash: it is the hub.
+	if _, err := kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: join.Namespace}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	info := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: join.Namespace, Name: joinproto.HubInfoConfigMap},
+		Data: map[string]string{joinproto.HubInfoKeyCAHash: hub.Hash}}
+	if _, err := kube.CoreV1().ConfigMaps(join.Namespace).Create(ctx, info, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = kube.CoreV1().ConfigMaps(join.Namespace).Delete(context.Background(), joinproto.HubInfoConfigMap, metav1.DeleteOptions{})
+	})
+
+	plain := opts
+	plain.HubAsMember = false
+	if _, err := join.Join(ctx, plain); err == nil || !strings.Contains(err.Error(), "is the hub you join: join it with --hub-as-member") {
+		t.Fatalf("Join() without --hub-as-member on the hub's cluster = %v, want it refused", err)
+	}
+
+	if _, err := join.Join(ctx, opts); err != nil {
+		t.Fatalf("Join(--hub-as-member) on the hub's cluster failed: %v", err)
+	}
+	joins := hub.Joins()
+	if len(joins) != 1 || !joins[0].HubAsMember {
+		t.Errorf("join requests = %+v, want one with hubAsMember", joins)
+	}
+	id, err := join.LoadIdentity(ctx, env.Config)
+	if err != nil {
+		t.Fatalf("LoadIdentity() failed: %v", err)
+	}
+	if !id.HubAsMember {
+		t.Error("the identity does not say the cluster is the hub")
 	}
 }

@@ -81,6 +81,7 @@ func Renew(ctx context.Context, cfg *rest.Config, id *Identity, timeout time.Dur
 		Certificate: resp.Certificate,
 		PrivateKey:  pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}),
 		CA:          resp.CA,
+		HubAsMember: id.HubAsMember,
 	}
 	s, err := m.client.Secrets(Namespace).Get(ctx, SecretName, metav1.GetOptions{})
 	if err != nil {

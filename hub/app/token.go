@@ -21,7 +21,7 @@ import (
 func newTokenCommand() *cobra.Command {
 	var kubeconfig, namespace, hubAddress, name, labels, memberKubeconfig string
 	var ttl time.Duration
-	var anyName, rejoin bool
+	var anyName, rejoin, hubAsMember bool
 	create := &cobra.Command{
 		Use:   "create",
 		Short: "Create a bootstrap token and print the agent join command that uses it",
@@ -68,6 +68,9 @@ fleet yet. It can never take over an existing member otherwise.`,
 			if labels != "" {
 				args = append(args, "--labels", labels)
 			}
+			if hubAsMember {
+				args = append(args, "--hub-as-member")
+			}
 			args = append(args, "--kubeconfig", valueOr(memberKubeconfig, "<member-kubeconfig>"))
 			fmt.Fprintln(cmd.OutOrStdout(), strings.Join(args, " "))
 			fmt.Fprintf(os.Stderr, "token expires at %s\n", expires.Format(time.RFC3339))
@@ -83,6 +86,7 @@ fleet yet. It can never take over an existing member otherwise.`,
 	create.Flags().BoolVar(&rejoin, "rejoin", false, "The token may re-join the existing member --name: it gets a new certificate and its old one stops working.")
 	create.Flags().StringVar(&labels, "labels", "", "Member labels (k=v,k2=v2) to put in the printed command.")
 	create.Flags().StringVar(&memberKubeconfig, "member-kubeconfig", "", "Member kubeconfig path to put in the printed command.")
+	create.Flags().BoolVar(&hubAsMember, "hub-as-member", false, "Put --hub-as-member in the printed command: the member is the hub cluster itself (compound placements); give the hub cluster's kubeconfig as --member-kubeconfig.")
 	token := &cobra.Command{Use: "token", Short: "Manage bootstrap tokens for joining members"}
 	token.AddCommand(create)
 	return token

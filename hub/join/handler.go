@@ -163,6 +163,9 @@ func validateMember(name string, labels map[string]string) error {
 		return refusef("--name %q is too long: at most %d characters", name, maxMemberName)
 	}
 	for k, v := range labels {
+		if k == clusterv1beta1.LabelHub {
+			return refusef("label %s is the hub's: join the hub itself with `agent join --hub-as-member` instead of setting it", k)
+		}
 		if errs := validation.IsQualifiedName(k); len(errs) > 0 {
 			return refusef("label key %q is invalid: %s", k, strings.Join(errs, "; "))
 		}
@@ -217,6 +220,9 @@ func (h *Handler) ensureMember(ctx context.Context, req joinproto.Request, mayEx
 		return fmt.Errorf("failed to create namespace %s: %w", ns.Name, err)
 	}
 	mc := &clusterv1beta1.MemberCluster{ObjectMeta: metav1.ObjectMeta{Name: req.ClusterName, Labels: req.Labels}}
+	if req.HubAsMember {
+		markHub(mc)
+	}
 	err := h.Client.Create(ctx, mc)
 	switch {
 	case err == nil:
@@ -238,6 +244,9 @@ func (h *Handler) ensureMember(ctx context.Context, req joinproto.Request, mayEx
 	}
 	for k, v := range req.Labels {
 		mc.Labels[k] = v
+	}
+	if req.HubAsMember {
+		markHub(mc)
 	}
 	if err := h.Client.Patch(ctx, mc, patch); err != nil {
 		return fmt.Errorf("failed to update MemberCluster %s: %w", req.ClusterName, err)
@@ -353,4 +362,20 @@ func (h *Handler) leave(ctx context.Context, req joinproto.Request, state tls.Co
 	}
 	h.Log.Info("member left", "member", req.ClusterName)
 	return nil
+}
+
+// markHub labels a MemberCluster as the hub joined as a member and taints it so
+// that only placements which tolerate the taint land there (see
+// clusterv1beta1.LabelHub and TaintHub). An existing hub taint is left as it is.
+func markHub(mc *clusterv1beta1.MemberCluster) {
+	if mc.Labels == nil {
+		mc.Labels = map[string]string{}
+	}
+	mc.Labels[clusterv1beta1.LabelHub] = "true"
+	for _, t := range mc.Spec.Taints {
+		if t.Key == clusterv1beta1.TaintHub {
+			return
+		}
+	}
+	mc.Spec.Taints = append(mc.Spec.Taints, clusterv1beta1.Taint{Key: clusterv1beta1.TaintHub, Value: "true", Effect: clusterv1beta1.TaintEffectNoSchedule})
 }

@@ -295,6 +295,9 @@ func (r *Reconciler) initialize(ctx context.Context, s *scope) error {
 		r.notInitialized(s, invalidStrategy(strategy.Name, err))
 		return nil
 	}
+	if err := pinOverrides(ctx, r.Client, s.placement.Name, s.target, stages); err != nil {
+		return err
+	}
 	run.Status.ResourceSnapshotName = s.target.Name
 	run.Status.StagedUpdateStrategySnapshot = strategy.Spec.DeepCopy()
 	run.Status.StagesStatus = stages

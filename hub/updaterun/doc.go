@@ -18,13 +18,17 @@
 // (those with a Scheduled or Bound binding) into stages: each cluster goes to the
 // first stage whose labelSelector matches it, ordered by the stage's
 // sortingLabelKey and then by name. Clusters no stage matches are listed in
-// status.unselectedClusters and left as they are.
+// status.unselectedClusters and left as they are. The run also pins, per
+// cluster, the latest snapshots of the overrides that apply there then
+// (resourceOverrideSnapshots and clusterResourceOverrideSnapshots of the
+// cluster's status), as it pins the resource snapshot: an override edited during
+// the run does not reach the clusters it updates; a later run rolls it out.
 //
 // The run then goes through the stages in order. Inside a stage, at most
 // maxConcurrency clusters update at once: the run moves a cluster's binding to the
 // run's snapshot (spec.state Bound, spec.resourceSnapshotName, spec.applyStrategy
-// from the placement, and the latest override snapshots that apply on the
-// cluster then) and sets the binding's RolloutStarted condition; the cluster
+// from the placement, and the override snapshots pinned for the cluster, less
+// any deleted since) and sets the binding's RolloutStarted condition; the cluster
 // succeeds when its binding names the run's snapshot and its Available condition
 // is True at the binding's current generation. When every cluster of the stage has
 // succeeded, the stage's after-stage tasks run: an Approval task creates a

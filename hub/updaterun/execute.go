@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -16,7 +17,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
-	"github.com/flotilla-io/flotilla/hub/overrides"
 	"github.com/flotilla-io/flotilla/hub/pipeline"
 	"github.com/flotilla-io/flotilla/pkg/conditions"
 )
@@ -86,7 +86,6 @@ func (r *Reconciler) updateClusters(ctx context.Context, s *scope, st *placement
 	for i := range st.Clusters {
 		byName[st.Clusters[i].ClusterName] = &st.Clusters[i]
 	}
-	var planner *overrides.Planner // read once, when a cluster moves
 	for {
 		views := make(map[string]bindingView, len(st.Clusters))
 		for _, c := range st.Clusters {
@@ -111,15 +110,13 @@ func (r *Reconciler) updateClusters(ctx context.Context, s *scope, st *placement
 		// run's snapshot even if something else changed its binding.
 		for _, name := range plan.updating {
 			b := s.bindings[name]
-			if planner == nil {
-				var err error
-				if planner, err = overrides.NewPlanner(ctx, r.Client, pipeline.KeyOf(s.placement), s.target); err != nil {
-					return plan, err
-				}
-			}
-			refs, err := planner.For(ctx, name)
+			refs, gone, err := pinnedOverrides(ctx, r.Client, byName[name])
 			if err != nil {
 				return plan, err
+			}
+			if len(gone) > 0 && starting[name] {
+				s.announce(corev1.EventTypeWarning, "OverrideSnapshotGone", "stage %s: %s moves without the override snapshots pinned at initialization that were deleted since: %s",
+					st.StageName, name, strings.Join(gone, ", "))
 			}
 			if err := moveBinding(ctx, r.Client, b, target, s.placement.Spec.Strategy.ApplyStrategy, refs); err != nil {
 				return plan, err
@@ -139,7 +136,9 @@ func (r *Reconciler) updateClusters(ctx context.Context, s *scope, st *placement
 	}
 }
 
-// reportSnapshots records which snapshot each cluster of the run runs now.
+// reportSnapshots records which resource snapshot each cluster of the run runs
+// now. (The override snapshots in the same status are those the run pinned at
+// initialization, pinOverrides.)
 func (r *Reconciler) reportSnapshots(s *scope) {
 	for i := range s.run.Status.StagesStatus {
 		st := &s.run.Status.StagesStatus[i]
@@ -151,8 +150,6 @@ func (r *Reconciler) reportSnapshots(s *scope) {
 			}
 			c.ResourceSnapshotName = b.Spec.ResourceSnapshotName
 			c.ResourceSnapshotIndex = s.indexOf[b.Spec.ResourceSnapshotName]
-			c.ResourceOverrideSnapshots = b.Spec.ResourceOverrideSnapshots
-			c.ClusterResourceOverrideSnapshots = b.Spec.ClusterResourceOverrideSnapshots
 		}
 	}
 }

@@ -23,6 +23,7 @@ import (
 
 	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+	"github.com/flotilla-io/flotilla/hub/overrides"
 	"github.com/flotilla-io/flotilla/hub/placement"
 	"github.com/flotilla-io/flotilla/hub/resources"
 	"github.com/flotilla-io/flotilla/hub/rollout"
@@ -65,6 +66,8 @@ func startHub(t *testing.T, agent *memberAgents) {
 			&workcleanup.Reconciler{Client: mgr.GetClient(), Timeout: time.Second},
 			&updaterun.Reconciler{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder("updaterun")},
 			&updaterun.ExternalReconciler{Client: mgr.GetClient()},
+			&overrides.SnapshotReconciler{Client: mgr.GetClient(), Cluster: true},
+			&overrides.SnapshotReconciler{Client: mgr.GetClient()},
 		}
 		for _, c := range controllers {
 			if err := c.SetupWithManager(mgr); err != nil {

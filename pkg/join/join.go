@@ -53,7 +53,21 @@ type Request struct {
 	CSR []byte `json:"csr,omitempty"`
 	// AgentVersion is the joining agent's version.
 	AgentVersion string `json:"agentVersion,omitempty"`
+	// HubAsMember says that the joining cluster is the hub itself (join only;
+	// `agent join --hub-as-member`, which checked that the cluster publishes the
+	// hub's CA hash in HubInfoConfigMap): the MemberCluster is labelled and tainted
+	// as the hub.
+	HubAsMember bool `json:"hubAsMember,omitempty"`
 }
+
+// HubInfoConfigMap is the ConfigMap in the hub's namespace (flotilla-system) where a
+// hub publishes what join commands need; HubInfoKeyCAHash is its key holding the
+// hub CA's hash (sha256:<hex>), the value of --discovery-token-ca-cert-hash. The
+// agent reads it on the cluster it joins to tell whether that cluster is the hub.
+const (
+	HubInfoConfigMap = "flotilla-hub-info"
+	HubInfoKeyCAHash = "caCertHash"
+)
 
 // Response is what the hub answers.
 type Response struct {

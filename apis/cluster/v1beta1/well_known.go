@@ -69,6 +69,22 @@ const (
 	LabelDrained = "cluster.flotilla.io/drained"
 )
 
+// The hub joined as a member of its own fleet (`agent join --hub-as-member`), so that
+// placements can place placements (compound placements).
+const (
+	// LabelHub, with the value "true", marks the MemberCluster that is the hub
+	// itself. The join endpoint sets it for a member that joins with
+	// --hub-as-member and refuses it as a user label on any other: placements
+	// select the hub by it.
+	LabelHub = "cluster.flotilla.io/hub"
+
+	// TaintHub (value "true", effect NoSchedule) is set by the join endpoint on the
+	// hub joined as a member, so that only placements that tolerate it land there:
+	// a PickAll placement of an app must not put the app onto the hub by accident.
+	// Remove it (kubectl edit mc hub) to make the hub an ordinary target.
+	TaintHub = "cluster.flotilla.io/hub"
+)
+
 // Names of the properties the agent reports in MemberClusterStatus.Properties.
 // Placements can compare and sort clusters by them (propertySelector, propertySorter).
 const (

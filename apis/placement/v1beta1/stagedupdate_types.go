@@ -294,13 +294,16 @@ type ClusterUpdatingStatus struct {
 	// +optional
 	ResourceSnapshotIndex string `json:"resourceSnapshotIndex,omitempty"`
 
-	// ResourceOverrideSnapshots are the ResourceOverrides the binding applies to
-	// the cluster's resources.
+	// ResourceOverrideSnapshots are the ResourceOverride snapshots the run applies
+	// to the cluster's resources: pinned at initialization (the latest snapshots of
+	// the overrides that applied on the cluster then), as the resource snapshot is,
+	// so an override edited during the run does not reach the clusters it updates.
 	// +optional
 	ResourceOverrideSnapshots []NamespacedName `json:"resourceOverrideSnapshots,omitempty"`
 
-	// ClusterResourceOverrideSnapshots are the ClusterResourceOverrides the binding
-	// applies to the cluster's resources.
+	// ClusterResourceOverrideSnapshots are the ClusterResourceOverride snapshots
+	// the run applies to the cluster's resources, pinned at initialization like
+	// ResourceOverrideSnapshots.
 	// +optional
 	ClusterResourceOverrideSnapshots []string `json:"clusterResourceOverrideSnapshots,omitempty"`
 

@@ -13,11 +13,21 @@ import (
 // joinMember does what a user does: `hub token create` on the hub, then the
 // printed `agent join` against the member, then starts `agent run`.
 func (f *Fleet) joinMember(ctx context.Context, st *State, m Member) error {
-	args := []string{"token", "create", "--kubeconfig", f.HubServiceAccountKubeconfig(),
-		"--ttl", "1h", "--name", m.Name, "--member-kubeconfig", f.MemberKubeconfig(m.Name)}
+	var tokenArgs []string
 	if len(m.Labels) > 0 {
-		args = append(args, "--labels", formatLabels(m.Labels))
+		tokenArgs = append(tokenArgs, "--labels", formatLabels(m.Labels))
 	}
+	if err := f.join(ctx, m.Name, tokenArgs...); err != nil {
+		return err
+	}
+	return f.startAgent(ctx, st, m.Name)
+}
+
+// join runs `hub token create` for the member (with tokenArgs, such as --labels)
+// and the `agent join` command it prints.
+func (f *Fleet) join(ctx context.Context, member string, tokenArgs ...string) error {
+	args := append([]string{"token", "create", "--kubeconfig", f.HubServiceAccountKubeconfig(),
+		"--ttl", "1h", "--name", member, "--member-kubeconfig", f.MemberKubeconfig(member)}, tokenArgs...)
 	out, err := run(ctx, nil, filepath.Join(f.bin, "hub"), args...)
 	if err != nil {
 		return err
@@ -30,7 +40,7 @@ func (f *Fleet) joinMember(ctx context.Context, st *State, m Member) error {
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("agent join failed: %w: %s", err, strings.TrimSpace(string(b)))
 	}
-	return f.startAgent(ctx, st, m.Name)
+	return nil
 }
 
 func formatLabels(labels map[string]string) string {
@@ -121,6 +131,9 @@ func (f *Fleet) StartAgent(ctx context.Context, member string) error {
 }
 
 func memberKnown(st *State, member string) bool {
+	if member == HubMemberName && st.HubAsMember {
+		return true
+	}
 	for _, m := range st.Members {
 		if m.Name == member {
 			return true

@@ -41,6 +41,10 @@ type Options struct {
 	TunnelBalancer bool
 	// Out receives progress lines. Default: os.Stdout.
 	Out io.Writer
+	// HubAsMember joins the hub cluster itself as member HubMemberName at the end
+	// of Up (`agent join --hub-as-member`), for compound placements. Kwok only.
+	// Default: false.
+	HubAsMember bool
 	// Provider makes the clusters: ProviderKwok or ProviderKind. Default:
 	// ProviderKwok. Down, agent stop|start and demo on an existing fleet use the
 	// provider it was made with.
@@ -99,6 +103,9 @@ func New(opts Options) (*Fleet, error) {
 	if err := validProvider(opts.Provider); err != nil {
 		return nil, err
 	}
+	if opts.HubAsMember && opts.Provider != ProviderKwok {
+		return nil, fmt.Errorf("--hub-as-member needs --provider %s: on %s the agents run as pods, and the hub cluster's agent is not installed there", ProviderKwok, opts.Provider)
+	}
 	for name := range opts.MemberLabels {
 		if !validMember(name, opts.Members) {
 			return nil, fmt.Errorf("labels given for %q, which is not one of member-1..member-%d", name, opts.Members)
@@ -131,8 +138,12 @@ func (f *Fleet) HubServiceAccountKubeconfig() string {
 	return filepath.Join(f.opts.Dir, "hub-sa.kubeconfig")
 }
 
-// MemberKubeconfig is a member cluster's admin kubeconfig.
+// MemberKubeconfig is a member cluster's admin kubeconfig; that of the hub joined
+// as member HubMemberName is HubKubeconfig.
 func (f *Fleet) MemberKubeconfig(member string) string {
+	if member == HubMemberName {
+		return f.HubKubeconfig()
+	}
 	return filepath.Join(f.opts.Dir, member+".kubeconfig")
 }
 
@@ -214,6 +225,12 @@ func (f *Fleet) Up(ctx context.Context) (err error) {
 	for _, m := range st.Members {
 		done = f.stepf("joining %s (hub token create, agent join, agent run)", m.Name)
 		if err := done(f.joinMember(ctx, st, m)); err != nil {
+			return err
+		}
+	}
+	if f.opts.HubAsMember {
+		done = f.stepf("joining the hub cluster as member %s (agent join --hub-as-member, agent run)", HubMemberName)
+		if err := done(f.joinHubAsMember(ctx, st)); err != nil {
 			return err
 		}
 	}

@@ -21,7 +21,11 @@ type State struct {
 	HubMetricsAddress string `json:"hubMetricsAddress,omitempty"`
 	HubHealthAddress  string `json:"hubHealthAddress,omitempty"`
 	// Members are the member names in order, with the labels they joined with.
+	// The hub joined as a member (HubAsMember) is not one of them.
 	Members []Member `json:"members"`
+	// HubAsMember is set while the hub cluster is joined as member HubMemberName
+	// (hubmember.go); its agent is the process agent/hub.
+	HubAsMember bool `json:"hubAsMember,omitempty"`
 	// HubReplicas are the hub processes (replicas.go); the first one's
 	// addresses are also HubMetricsAddress and HubHealthAddress.
 	HubReplicas []HubReplica `json:"hubReplicas,omitempty"`

@@ -1,0 +1,34 @@
+package join
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
+)
+
+func TestMarkHubLabelsAndTaintsTheHubOnce(t *testing.T) {
+	mc := &clusterv1beta1.MemberCluster{}
+	mc.Labels = map[string]string{"env": "dev"}
+	markHub(mc)
+	markHub(mc)
+	if diff := cmp.Diff(map[string]string{"env": "dev", clusterv1beta1.LabelHub: "true"}, mc.Labels); diff != "" {
+		t.Errorf("labels (-want +got):\n%s", diff)
+	}
+	want := []clusterv1beta1.Taint{{Key: clusterv1beta1.TaintHub, Value: "true", Effect: clusterv1beta1.TaintEffectNoSchedule}}
+	if diff := cmp.Diff(want, mc.Spec.Taints); diff != "" {
+		t.Errorf("taints (-want +got):\n%s", diff)
+	}
+}
+
+func TestAUserLabelCannotClaimTheHub(t *testing.T) {
+	err := validateMember("member-1", map[string]string{clusterv1beta1.LabelHub: "true"})
+	if err == nil || !strings.Contains(err.Error(), "join the hub itself with `agent join --hub-as-member`") {
+		t.Errorf("validateMember(hub label) = %v, want it refused", err)
+	}
+	if err := validateMember("member-1", map[string]string{"env": "dev"}); err != nil {
+		t.Errorf("validateMember(env=dev) = %v, want nil", err)
+	}
+}

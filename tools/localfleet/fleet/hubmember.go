@@ -1,0 +1,68 @@
+package fleet
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"time"
+)
+
+// HubMemberName is the member name the hub cluster joins its own fleet as.
+const HubMemberName = "hub"
+
+// hubMemberRole is the process role of the hub member's agent.
+var hubMemberRole = agentRole(HubMemberName)
+
+// JoinHubAsMember joins the hub cluster as member HubMemberName, the way a user
+// does: `hub token create --hub-as-member`, the printed `agent join
+// --hub-as-member` with the hub cluster's kubeconfig, then `agent run` against
+// it. The hub labels the member cluster.flotilla.io/hub=true and taints it
+// cluster.flotilla.io/hub:NoSchedule. Kwok fleets only.
+func (f *Fleet) JoinHubAsMember(ctx context.Context) error {
+	st, err := f.loadState()
+	if err != nil {
+		return err
+	}
+	if st.Provider == ProviderKind {
+		return fmt.Errorf("the hub joins as a member on %s fleets only", ProviderKwok)
+	}
+	return f.joinHubAsMember(ctx, st)
+}
+
+func (f *Fleet) joinHubAsMember(ctx context.Context, st *State) error {
+	if st.HubAsMember {
+		return fmt.Errorf("the hub is already joined as member %s", HubMemberName)
+	}
+	if err := f.join(ctx, HubMemberName, "--hub-as-member"); err != nil {
+		return err
+	}
+	st.HubAsMember = true
+	if err := f.saveState(st); err != nil {
+		return err
+	}
+	return f.startAgent(ctx, st, HubMemberName)
+}
+
+// LeaveHubAsMember undoes JoinHubAsMember: it stops the hub member's agent and
+// runs `agent leave` against the hub cluster, which removes what the agent
+// applied there and tells the hub to forget member HubMemberName.
+func (f *Fleet) LeaveHubAsMember(ctx context.Context) error {
+	st, err := f.loadState()
+	if err != nil {
+		return err
+	}
+	if !st.HubAsMember {
+		return fmt.Errorf("the hub is not joined as a member")
+	}
+	if p, ok := st.Processes[hubMemberRole]; ok {
+		if err := stopProcess(ctx, p, 10*time.Second); err != nil {
+			return fmt.Errorf("failed to stop the agent of %s: %w", HubMemberName, err)
+		}
+		delete(st.Processes, hubMemberRole)
+	}
+	if _, err := run(ctx, nil, filepath.Join(f.bin, "agent"), "leave", "--kubeconfig", f.HubKubeconfig()); err != nil {
+		return err
+	}
+	st.HubAsMember = false
+	return f.saveState(st)
+}
