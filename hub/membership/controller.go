@@ -24,6 +24,7 @@ import (
 
 	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+	"github.com/flotilla-io/flotilla/hub/pipeline"
 	"github.com/flotilla-io/flotilla/pkg/conditions"
 )
 
@@ -102,9 +103,10 @@ func (r *Reconciler) now() time.Time {
 	return time.Now()
 }
 
-// reconcileLeave removes a leaving member's records in order: its bindings (whose
-// Work the member removes first, or which the work-cleanup timeout releases when
-// the agent is gone), then its Work namespace, then the MemberCluster itself.
+// reconcileLeave removes a leaving member's records in order: its bindings of
+// both scopes (whose Work the member removes first, or which the work-cleanup
+// timeout releases when the agent is gone), then its Work namespace, then the
+// MemberCluster itself.
 func (r *Reconciler) reconcileLeave(ctx context.Context, mc *clusterv1beta1.MemberCluster) (ctrl.Result, error) {
 	if !controllerutil.ContainsFinalizer(mc, clusterv1beta1.MemberClusterFinalizer) {
 		return ctrl.Result{}, nil
@@ -117,20 +119,15 @@ func (r *Reconciler) reconcileLeave(ctx context.Context, mc *clusterv1beta1.Memb
 		}
 		r.Recorder.Eventf(mc, nil, corev1.EventTypeNormal, clusterv1beta1.ReasonLeaving, "Leave", "removing the placements of member %s", mc.Name)
 	}
-	bindings := &placementv1beta1.ClusterResourceBindingList{}
-	if err := r.Client.List(ctx, bindings); err != nil {
-		return ctrl.Result{}, fmt.Errorf("failed to list bindings: %w", err)
+	bindings, err := pipeline.ListBindingsOnCluster(ctx, r.Client, mc.Name)
+	if err != nil {
+		return ctrl.Result{}, err
 	}
-	remaining := 0
-	for i := range bindings.Items {
-		b := &bindings.Items[i]
-		if b.Spec.TargetCluster != mc.Name {
-			continue
-		}
-		remaining++
-		if b.DeletionTimestamp.IsZero() {
+	remaining := len(bindings)
+	for _, b := range bindings {
+		if b.GetDeletionTimestamp().IsZero() {
 			if err := client.IgnoreNotFound(r.Client.Delete(ctx, b)); err != nil {
-				return ctrl.Result{}, fmt.Errorf("failed to delete binding %s: %w", b.Name, err)
+				return ctrl.Result{}, fmt.Errorf("failed to delete binding %s: %w", client.ObjectKeyFromObject(b), err)
 			}
 		}
 	}
@@ -240,6 +237,9 @@ func minorVersion(v string) string {
 
 // SetupWithManager registers the controller.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	if err := pipeline.SetupIndexes(mgr); err != nil {
+		return err
+	}
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("membership").
 		For(&clusterv1beta1.MemberCluster{}).
