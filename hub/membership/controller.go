@@ -20,6 +20,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
@@ -36,6 +37,8 @@ type Reconciler struct {
 	NewMemberGrace time.Duration
 	// Now is the clock. Default: time.Now.
 	Now func() time.Time
+	// Workers is how many members are reconciled at once. Default: 1.
+	Workers int
 }
 
 var taintChanges = prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -242,6 +245,7 @@ func minorVersion(v string) string {
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("membership").
+		WithOptions(controller.Options{MaxConcurrentReconciles: max(r.Workers, 1)}).
 		For(&clusterv1beta1.MemberCluster{}).
 		Complete(r)
 }

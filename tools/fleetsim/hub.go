@@ -37,6 +37,7 @@ type hubProcess struct {
 	cmd       *exec.Cmd
 	exited    chan struct{}
 	maxRSS    int64
+	phaseRSS  int64   // largest RSS since takePhaseRSS
 	cpuBefore float64 // CPU seconds of the processes that ended
 	cpuNow    float64 // CPU seconds of the running process
 }
@@ -150,6 +151,7 @@ func (h *hubProcess) sample(pid int, exited <-chan struct{}) {
 		if err == nil {
 			h.mu.Lock()
 			h.maxRSS = max(h.maxRSS, rss)
+			h.phaseRSS = max(h.phaseRSS, rss)
 			h.cpuNow = cpu
 			h.mu.Unlock()
 		}
@@ -167,6 +169,16 @@ func (h *hubProcess) usage() (int64, float64) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.maxRSS, h.cpuBefore + h.cpuNow
+}
+
+// takePhaseRSS returns the largest RSS since it was last called and starts
+// over.
+func (h *hubProcess) takePhaseRSS() int64 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	rss := h.phaseRSS
+	h.phaseRSS = 0
+	return rss
 }
 
 // procStats reads a process's resident set (bytes) and user+system CPU time.

@@ -204,9 +204,12 @@ type report struct {
 	SteadySeconds float64 `json:"steadySeconds"`
 	// HubRSSBytes is the hub's largest resident set over the run; HubCPUSeconds
 	// its CPU time over the run, HubCPUSecondsPerMinuteSteady during the steady window.
-	HubRSSBytes                  int64   `json:"hubRSSBytes"`
-	HubCPUSeconds                float64 `json:"hubCPUSeconds"`
-	HubCPUSecondsPerMinuteSteady float64 `json:"hubCPUSecondsPerMinuteSteady"`
+	HubRSSBytes int64 `json:"hubRSSBytes"`
+	// HubRSSBytesByPhase is the hub's largest resident set in each phase
+	// (join, place, settle, steady, badMembers, churn, kill, restart).
+	HubRSSBytesByPhase           map[string]int64 `json:"hubRSSBytesByPhase"`
+	HubCPUSeconds                float64          `json:"hubCPUSeconds"`
+	HubCPUSecondsPerMinuteSteady float64          `json:"hubCPUSecondsPerMinuteSteady"`
 	// APIWritesPerMinute are the API server's write requests a minute in the
 	// steady window, by resource (and subresource).
 	APIWritesPerMinute           map[string]float64 `json:"apiWritesPerMinute"`
@@ -303,6 +306,18 @@ type sim struct {
 	caHash   string
 	runCtx   context.Context
 	runWG    sync.WaitGroup
+	// phaseRSS is the hub's largest RSS in each phase.
+	phaseRSS map[string]int64
+}
+
+// phasef is stepf for a phase whose largest hub RSS is reported under key.
+func (s *sim) phasef(key, format string, args ...any) func() {
+	s.hub.takePhaseRSS()
+	done := s.stepf(format, args...)
+	return func() {
+		done()
+		s.phaseRSS[key] = s.hub.takePhaseRSS()
+	}
 }
 
 func (s *sim) stepf(format string, args ...any) func() {
@@ -332,7 +347,7 @@ func run(ctx context.Context, o options, log io.Writer) (_ *report, err error) {
 	} else if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	s := &sim{o: o, log: log, dialSlot: make(chan struct{}, o.dialWorkers)}
+	s := &sim{o: o, log: log, dialSlot: make(chan struct{}, o.dialWorkers), phaseRSS: map[string]int64{}}
 
 	done := s.stepf("starting kube-apiserver and etcd")
 	kube, err := toolchain.Find(root)
@@ -396,14 +411,14 @@ func run(ctx context.Context, o options, log io.Writer) (_ *report, err error) {
 	}
 
 	start := time.Now()
-	done = s.stepf("joining %d members (bootstrap tokens, join endpoint) and connecting them", o.members)
+	done = s.phasef("join", "joining %d members (bootstrap tokens, join endpoint) and connecting them", o.members)
 	if err := s.joinAll(ctx); err != nil {
 		return nil, err
 	}
 	r.JoinSeconds = round(time.Since(start).Seconds())
 	done()
 
-	done = s.stepf("placing %d placements", o.placements)
+	done = s.phasef("place", "placing %d placements", o.placements)
 	if err := s.place(ctx); err != nil {
 		return nil, err
 	}
@@ -414,7 +429,7 @@ func run(ctx context.Context, o options, log io.Writer) (_ *report, err error) {
 	r.Bindings = s.tracker.bindings()
 	done()
 
-	done = s.stepf("warming up for %s, then until the hub's work queues are empty", o.warmup)
+	done = s.phasef("settle", "warming up for %s, then until the hub's work queues are empty", o.warmup)
 	if err := sleep(ctx, o.warmup); err != nil {
 		return nil, err
 	}
@@ -422,7 +437,7 @@ func run(ctx context.Context, o options, log io.Writer) (_ *report, err error) {
 		return nil, err
 	}
 	done()
-	done = s.stepf("steady window of %s: counting API writes", o.duration)
+	done = s.phasef("steady", "steady window of %s: counting API writes", o.duration)
 	rc := s.kube.Discovery().RESTClient()
 	before, err := writeCounts(ctx, rc)
 	if err != nil {
@@ -445,28 +460,28 @@ func run(ctx context.Context, o options, log io.Writer) (_ *report, err error) {
 	done()
 
 	if o.badMembers > 0 {
-		done = s.stepf("connecting %d bad members", o.badMembers)
+		done = s.phasef("badMembers", "connecting %d bad members", o.badMembers)
 		if r.BadMembers, err = s.badPhase(ctx); err != nil {
 			return nil, err
 		}
 		done()
 	}
 	if o.churn > 0 {
-		done = s.stepf("churn: %.1f cuts a minute for %s", o.churn, o.churnWindow)
+		done = s.phasef("churn", "churn: %.1f cuts a minute for %s", o.churn, o.churnWindow)
 		if r.Churn, err = s.churnPhase(ctx, rc); err != nil {
 			return nil, err
 		}
 		done()
 	}
 	if o.kill > 0 {
-		done = s.stepf("killing %d members that hold PickN placements", o.kill)
+		done = s.phasef("kill", "killing %d members that hold PickN placements", o.kill)
 		if r.FailoverSeconds, err = s.killPhase(ctx); err != nil {
 			return nil, err
 		}
 		done()
 	}
 	if o.restart {
-		done = s.stepf("restarting the hub")
+		done = s.phasef("restart", "restarting the hub")
 		secs, reapplies, err := s.restartPhase(ctx)
 		if err != nil {
 			return nil, err
@@ -475,6 +490,7 @@ func run(ctx context.Context, o options, log io.Writer) (_ *report, err error) {
 		done()
 	}
 	r.HubRSSBytes, r.HubCPUSeconds = s.hub.usage()
+	r.HubRSSBytesByPhase = s.phaseRSS
 	r.HubCPUSeconds = round(r.HubCPUSeconds)
 	r.Load[1] = loadAverage()
 	return r, nil

@@ -168,17 +168,33 @@ func (t *tracker) waitFailover(ctx context.Context, timeout time.Duration) ([]ti
 			}
 		}
 		n := len(t.affected)
+		waiting := t.waitingFailover()
 		t.mu.Unlock()
 		if len(ds) == n {
 			return ds, nil
 		}
 		if time.Now().After(deadline) {
-			return ds, fmt.Errorf("%d of %d placements of the killed members failed over within %s", len(ds), n, timeout)
+			return ds, fmt.Errorf("%d of %d placements of the killed members failed over within %s; still waiting: %s", len(ds), n, timeout, waiting)
 		}
 		if err := sleep(ctx, 200*time.Millisecond); err != nil {
 			return nil, err
 		}
 	}
+}
+
+// waitingFailover describes the affected placements that have not failed over:
+// whether each is Available and the clusters it is on. Called with mu held.
+func (t *tracker) waitingFailover() string {
+	var out []string
+	for name := range t.affected {
+		if _, ok := t.failedOverAt[name]; ok {
+			continue
+		}
+		st := t.state[name]
+		out = append(out, fmt.Sprintf("%s (available %t, on %s)", name, st.available, strings.Join(st.clusters, ",")))
+	}
+	sort.Strings(out)
+	return strings.Join(out, "; ")
 }
 
 // waitAvailable waits until every placement created is Available.
