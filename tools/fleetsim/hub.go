@@ -30,7 +30,7 @@ const clockTicks = 100
 // hubProcess runs the hub binary and samples its RSS and CPU time.
 type hubProcess struct {
 	bin, kubeconfig, logFile string
-	args                     []string
+	args, env                []string
 	tunnel, metrics, health  string
 
 	mu        sync.Mutex
@@ -85,6 +85,7 @@ func (h *hubProcess) start(ctx context.Context) error {
 	}
 	cmd := exec.Command(h.bin, h.args...)
 	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.Env = append(os.Environ(), h.env...)
 	// The hub dies with fleetsim, however fleetsim ends.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {

@@ -82,7 +82,7 @@ type options struct {
 	restart                               bool
 	json                                  bool
 	hubBinary, workDir                    string
-	hubArgs                               []string
+	hubArgs, hubEnv                       []string
 	joinWorkers, dialWorkers              int
 }
 
@@ -134,6 +134,7 @@ func newCommand(stdout, stderr io.Writer) *cobra.Command {
 	f.StringVar(&o.hubBinary, "hub-binary", o.hubBinary, "Hub binary to run (default: build ./hub into the work folder).")
 	f.StringVar(&o.workDir, "work-dir", o.workDir, "Folder for the hub's log and kubeconfig (default: a temporary folder, removed unless the run fails).")
 	f.StringArrayVar(&o.hubArgs, "hub-arg", nil, "Extra hub flag (repeatable), e.g. --hub-arg=--scheduler-workers=4.")
+	f.StringArrayVar(&o.hubEnv, "hub-env", nil, "Extra NAME=VALUE in the hub's environment (repeatable), e.g. --hub-env=GOMEMLIMIT=1536MiB.")
 	f.IntVar(&o.joinWorkers, "join-workers", o.joinWorkers, "Joins at once.")
 	f.IntVar(&o.dialWorkers, "dial-workers", o.dialWorkers, "Tunnel dials at once.")
 	return cmd
@@ -162,10 +163,21 @@ func (o options) validate() error {
 		return fmt.Errorf("--kill %d leaves %d members, fewer than --pick-n %d: the PickN placements could not fail over", o.kill, o.members-o.kill, o.pickN)
 	case o.churn > float64(o.members)*60:
 		return fmt.Errorf("--churn %.0f a minute cuts each of the %d members more than once a second", o.churn, o.members)
+	case !validEnv(o.hubEnv):
+		return fmt.Errorf("--hub-env takes NAME=VALUE, got %q", o.hubEnv)
 	case o.joinWorkers < 1 || o.dialWorkers < 1:
 		return fmt.Errorf("--join-workers and --dial-workers must be at least 1")
 	}
 	return nil
+}
+
+func validEnv(env []string) bool {
+	for _, e := range env {
+		if name, _, ok := strings.Cut(e, "="); !ok || name == "" {
+			return false
+		}
+	}
+	return true
 }
 
 // quantiles are p50 and p99 in seconds (nearest rank).
@@ -391,6 +403,7 @@ func run(ctx context.Context, o options, log io.Writer) (_ *report, err error) {
 		"--default-toleration", "5s",
 	}, o.hubArgs...)
 	s.hub, err = newHubProcess(bin, kubeconfig, filepath.Join(dir, "hub.log"), hubArgs)
+	s.hub.env = o.hubEnv
 	if err != nil {
 		return nil, err
 	}
