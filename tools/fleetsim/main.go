@@ -614,10 +614,11 @@ func (s *sim) joinMembers(ctx context.Context, caHash string, all []*member) err
 	return <-errs
 }
 
-// readyMembers counts the simulated members the hub records connected and healthy.
+// readyMembers counts the simulated members the hub records connected and
+// healthy, from the watch's cache.
 func (s *sim) readyMembers(ctx context.Context) (int, error) {
 	list := &clusterv1beta1.MemberClusterList{}
-	if err := s.c.List(ctx, list, client.HasLabels{labelGroup}); err != nil {
+	if err := s.tracker.cache.List(ctx, list, client.HasLabels{labelGroup}, client.UnsafeDisableDeepCopy); err != nil {
 		return 0, err
 	}
 	n := 0

@@ -14,6 +14,7 @@ import (
 	toolscache "k8s.io/client-go/tools/cache"
 	ctrlcache "sigs.k8s.io/controller-runtime/pkg/cache"
 
+	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
 	"github.com/flotilla-io/flotilla/pkg/conditions"
 	"github.com/flotilla-io/flotilla/pkg/testenv"
@@ -23,6 +24,9 @@ import (
 // server): when it was created, when it became Available, where it is.
 type tracker struct {
 	pickN int
+	// cache also holds the MemberClusters (watched: at 10 000 members a LIST
+	// every poll is more than the API server answers in time).
+	cache ctrlcache.Cache
 
 	mu          sync.Mutex
 	createdAt   map[string]time.Time
@@ -59,6 +63,10 @@ func newTracker(ctx context.Context, env *testenv.Env, pickN int) (*tracker, err
 	}); err != nil {
 		return nil, err
 	}
+	if _, err := c.GetInformer(ctx, &clusterv1beta1.MemberCluster{}); err != nil {
+		return nil, err
+	}
+	t.cache = c
 	go func() { _ = c.Start(ctx) }()
 	if !c.WaitForCacheSync(ctx) {
 		return nil, fmt.Errorf("the placement watch did not sync")
