@@ -109,12 +109,22 @@ func (s *Server) serveSession(ctx context.Context, ss *tunnel.ServerSession) {
 	ms.log.Info("agent connected", "remote", ss.RemoteAddr().String(), "agentVersion", ss.Hello().AgentVersion, "generation", ms.generation)
 	s.writeConnected(ctx, ms)
 
-	g, gctx := errgroup.WithContext(ctx)
+	// The status loop runs in this goroutine (one goroutine a member fewer);
+	// an error of its own ends the others as the group's would.
+	lctx, cancel := context.WithCancel(ctx)
+	g, gctx := errgroup.WithContext(lctx)
 	g.Go(func() error { return s.controlLoop(gctx, ms) })
 	g.Go(func() error { return s.workLoop(gctx, ms) })
-	g.Go(func() error { return s.statusLoop(gctx, ms) })
 	stopWatchdog := s.watchdog(ms)
+	statusErr := s.statusLoop(gctx, ms)
+	if statusErr != nil {
+		cancel()
+	}
 	err := g.Wait()
+	cancel()
+	if err == nil {
+		err = statusErr
+	}
 	stopWatchdog()
 	ms.end("session ended")
 	if s.unregister(ms) {
