@@ -209,6 +209,9 @@ type report struct {
 	Bindings int `json:"bindings"`
 	// JoinSeconds is how long joining and connecting every member took.
 	JoinSeconds float64 `json:"joinSeconds"`
+	// JoinSettleSeconds is how long, after the joins, the hub's controllers
+	// took to empty their work queues (before the placements are created).
+	JoinSettleSeconds float64 `json:"joinSettleSeconds"`
 	// SettleSeconds is how long, after --warmup, the hub's controllers took to
 	// empty their work queues (the backlog of joining and placing).
 	SettleSeconds float64 `json:"settleSeconds"`
@@ -218,7 +221,7 @@ type report struct {
 	// its CPU time over the run, HubCPUSecondsPerMinuteSteady during the steady window.
 	HubRSSBytes int64 `json:"hubRSSBytes"`
 	// HubRSSBytesByPhase is the hub's largest resident set in each phase
-	// (join, place, settle, steady, badMembers, churn, kill, restart).
+	// (join, joinSettle, place, settle, steady, badMembers, churn, kill, restart).
 	HubRSSBytesByPhase           map[string]int64 `json:"hubRSSBytesByPhase"`
 	HubCPUSeconds                float64          `json:"hubCPUSeconds"`
 	HubCPUSecondsPerMinuteSteady float64          `json:"hubCPUSecondsPerMinuteSteady"`
@@ -429,6 +432,13 @@ func run(ctx context.Context, o options, log io.Writer) (_ *report, err error) {
 		return nil, err
 	}
 	r.JoinSeconds = round(time.Since(start).Seconds())
+	done()
+	// The hub's controllers finish with the joins (labels, finalizers, taints)
+	// before the placements start, so that placing is timed alone.
+	done = s.phasef("joinSettle", "waiting until the hub's work queues are empty")
+	if r.JoinSettleSeconds, err = s.hub.settle(ctx, o.settleTimeout); err != nil {
+		return nil, err
+	}
 	done()
 
 	done = s.phasef("place", "placing %d placements", o.placements)
