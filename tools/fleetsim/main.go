@@ -104,16 +104,20 @@ func newCommand(stdout, stderr io.Writer) *cobra.Command {
 				return err
 			}
 			r, err := run(cmd.Context(), o, stderr)
-			if err != nil {
+			if r == nil {
 				return err
 			}
+			// A failed run prints what it measured (with "error") and fails.
 			if o.json {
 				enc := json.NewEncoder(stdout)
 				enc.SetIndent("", "  ")
-				return enc.Encode(r)
+				if jerr := enc.Encode(r); jerr != nil {
+					return jerr
+				}
+				return err
 			}
 			r.print(stdout)
-			return nil
+			return err
 		},
 	}
 	f := cmd.Flags()
@@ -245,6 +249,9 @@ type report struct {
 	// BadMembers (with --bad-members): how many the hub closed, and how many
 	// sessions of other members dropped meanwhile.
 	BadMembers *badReport `json:"badMembers,omitempty"`
+	// Error is why the run failed, when it did: the figures before it are
+	// those of the phases that completed.
+	Error string `json:"error,omitempty"`
 	// Load is the machine's 1-minute load average at the start and the end.
 	Load [2]string `json:"load"`
 }
@@ -297,6 +304,9 @@ func (r *report) print(w io.Writer) {
 		fmt.Fprintf(w, "  bad members: %d of %d closed by the hub; other sessions dropped meanwhile: %d; %d of %d others still connected\n", b.Closed, b.Members, b.OthersDropped, b.OthersStillSynced, b.OthersInTheFleet)
 	}
 	fmt.Fprintf(w, "  load average (1 min) at start %s, at end %s\n", r.Load[0], r.Load[1])
+	if r.Error != "" {
+		fmt.Fprintf(w, "  the run failed (the figures above are those of the phases before): %s\n", r.Error)
+	}
 }
 
 func loadAverage() string {
@@ -341,7 +351,7 @@ func (s *sim) stepf(format string, args ...any) func() {
 	return func() { fmt.Fprintf(s.log, "    done in %s\n", time.Since(start).Round(100*time.Millisecond)) }
 }
 
-func run(ctx context.Context, o options, log io.Writer) (_ *report, err error) {
+func run(ctx context.Context, o options, log io.Writer) (partial *report, err error) {
 	r := &report{Members: o.members, Placements: o.placements, Load: [2]string{loadAverage(), ""}}
 	root, err := toolchain.RepoRoot()
 	if err != nil {
@@ -363,6 +373,18 @@ func run(ctx context.Context, o options, log io.Writer) (_ *report, err error) {
 		return nil, err
 	}
 	s := &sim{o: o, log: log, dialSlot: make(chan struct{}, o.dialWorkers), phaseRSS: map[string]int64{}}
+	// A run that fails still reports what it measured up to the failure.
+	defer func() {
+		if err == nil || s.hub == nil {
+			return
+		}
+		r.Error = err.Error()
+		r.HubRSSBytes, r.HubCPUSeconds = s.hub.usage()
+		r.HubCPUSeconds = round(r.HubCPUSeconds)
+		r.HubRSSBytesByPhase = s.phaseRSS
+		r.Load[1] = loadAverage()
+		partial = r
+	}()
 
 	done := s.stepf("starting kube-apiserver and etcd")
 	kube, err := toolchain.Find(root)
