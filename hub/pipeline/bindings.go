@@ -49,9 +49,14 @@ func ActiveBindings(bs []placementv1beta1.ClusterResourceBinding) []*placementv1
 	return out
 }
 
-// ListBindings lists a ClusterResourcePlacement's bindings, in every state.
+// ListBindings lists a ClusterResourcePlacement's bindings, in every state:
+// through the binding index (SetupIndexes) when r is a cache that has it — a
+// label selector is matched against every binding of the fleet — else by label.
 func ListBindings(ctx context.Context, r client.Reader, placement string) ([]placementv1beta1.ClusterResourceBinding, error) {
 	list := &placementv1beta1.ClusterResourceBindingList{}
+	if err := r.List(ctx, list, client.MatchingFields{IndexBindingPlacement: placement}); err == nil {
+		return list.Items, nil
+	}
 	if err := r.List(ctx, list, client.MatchingLabels{placementv1beta1.LabelPlacementName: placement}); err != nil {
 		return nil, fmt.Errorf("failed to list the bindings of %s: %w", placement, err)
 	}
