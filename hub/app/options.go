@@ -25,6 +25,9 @@ type Options struct {
 	MetricsBindAddress string
 	// HealthProbeBindAddress serves /healthz and /readyz. Default: ":8081".
 	HealthProbeBindAddress string
+	// PprofBindAddress serves Go's net/http/pprof profiles (heap, goroutines,
+	// CPU) for measuring the hub; "0" disables it. Default: "0".
+	PprofBindAddress string
 	// TunnelBindAddress is where agents connect (TLS; join and tunnel). Default: ":8443".
 	TunnelBindAddress string
 	// TunnelAdvertiseAddress is the host:port agents are told to dial in join
@@ -101,6 +104,9 @@ type WorkerOptions struct {
 	WorkGenerator int
 	// UpdateRun: staged update runs progressed at once. Default: 1.
 	UpdateRun int
+	// Membership: member clusters whose labels, finalizer, taints and first
+	// conditions are kept at once (a fleet joining at once). Default: 4.
+	Membership int
 }
 
 // NewOptions returns Options with every default filled in.
@@ -114,6 +120,7 @@ func NewOptions() *Options {
 		ReplicaName:                 replica,
 		MetricsBindAddress:          ":8080",
 		HealthProbeBindAddress:      ":8081",
+		PprofBindAddress:            "0",
 		TunnelBindAddress:           ":8443",
 		LeaderElect:                 true,
 		LeaderElectionLeaseDuration: 15 * time.Second,
@@ -140,6 +147,7 @@ func NewOptions() *Options {
 			Rollout:       2,
 			WorkGenerator: 4,
 			UpdateRun:     1,
+			Membership:    4,
 		},
 	}
 }
@@ -151,6 +159,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.ReplicaName, "replica-name", o.ReplicaName, "Name of this hub replica (default: $POD_NAME or the host name).")
 	fs.StringVar(&o.MetricsBindAddress, "metrics-bind-address", o.MetricsBindAddress, "Address of the Prometheus metrics endpoint; 0 disables it.")
 	fs.StringVar(&o.HealthProbeBindAddress, "health-probe-bind-address", o.HealthProbeBindAddress, "Address of /healthz and /readyz.")
+	fs.StringVar(&o.PprofBindAddress, "pprof-bind-address", o.PprofBindAddress, "Address of Go's pprof profiles (/debug/pprof/); 0 disables them.")
 	fs.StringVar(&o.TunnelBindAddress, "tunnel-bind-address", o.TunnelBindAddress, "Address agents connect to (TLS).")
 	fs.StringVar(&o.TunnelAdvertiseAddress, "tunnel-advertise-address", o.TunnelAdvertiseAddress, "host:port agents are told to dial in join commands (default: derived from --tunnel-bind-address).")
 	fs.BoolVar(&o.LeaderElect, "leader-elect", o.LeaderElect, "Run the controllers in one replica at a time.")
@@ -177,6 +186,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.Workers.Rollout, "rollout-workers", o.Workers.Rollout, "Placements the rollout controller rolls out at once.")
 	fs.IntVar(&o.Workers.WorkGenerator, "workgen-workers", o.Workers.WorkGenerator, "Bindings the work generator turns into Work at once.")
 	fs.IntVar(&o.Workers.UpdateRun, "updaterun-workers", o.Workers.UpdateRun, "Staged update runs progressed at once.")
+	fs.IntVar(&o.Workers.Membership, "membership-workers", o.Workers.Membership, "Member clusters the membership controller keeps (labels, taints, first conditions) at once.")
 }
 
 // Validate reports the first option that cannot work, naming the flag.
@@ -198,6 +208,11 @@ func (o *Options) Validate() error {
 	if o.MetricsBindAddress != "0" {
 		if _, _, err := net.SplitHostPort(o.MetricsBindAddress); err != nil {
 			return fmt.Errorf("--metrics-bind-address %q is not a host:port address (or 0 to disable): %w", o.MetricsBindAddress, err)
+		}
+	}
+	if o.PprofBindAddress != "0" {
+		if _, _, err := net.SplitHostPort(o.PprofBindAddress); err != nil {
+			return fmt.Errorf("--pprof-bind-address %q is not a host:port address (or 0 to disable): %w", o.PprofBindAddress, err)
 		}
 	}
 	if o.TunnelAdvertiseAddress != "" {
@@ -246,6 +261,9 @@ func (o *Options) Validate() error {
 		if n < 1 {
 			return fmt.Errorf("%s must be at least 1, got %d", flag, n)
 		}
+	}
+	if o.Workers.Membership < 1 {
+		return fmt.Errorf("--membership-workers must be at least 1, got %d", o.Workers.Membership)
 	}
 	if o.APIServerTimeout <= 0 {
 		return fmt.Errorf("--apiserver-timeout must be positive, got %s", o.APIServerTimeout)

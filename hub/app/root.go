@@ -12,6 +12,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
@@ -125,6 +126,7 @@ func Run(ctx context.Context, opts *Options) error {
 		Scheme:                        Scheme(),
 		Metrics:                       metricsserver.Options{BindAddress: opts.MetricsBindAddress},
 		HealthProbeBindAddress:        opts.HealthProbeBindAddress,
+		PprofBindAddress:              opts.PprofBindAddress,
 		LeaderElection:                opts.LeaderElect,
 		LeaderElectionID:              "flotilla-hub",
 		LeaderElectionNamespace:       opts.Namespace,
@@ -132,6 +134,9 @@ func Run(ctx context.Context, opts *Options) error {
 		LeaseDuration:                 &opts.LeaderElectionLeaseDuration,
 		RenewDeadline:                 &renew,
 		RetryPeriod:                   &retry,
+		// No controller reads managedFields: the cache keeps objects without
+		// them (a few KiB of every MemberCluster, Work and binding).
+		Cache: cache.Options{DefaultTransform: cache.TransformStripManagedFields()},
 	})
 	if err != nil {
 		return fmt.Errorf("failed to create the controller manager: %w", err)

@@ -154,7 +154,7 @@ func (w *why) writeDecision(out io.Writer, p painter, now time.Time) bool {
 	d := w.decision
 	if d == nil {
 		fmt.Fprintf(out, "\nThe scheduler recorded no decision about %s: it was not a member cluster at the latest cycle"+
-			" (or the snapshot's list of decisions was cut at 1000 clusters).\n", w.cluster)
+			" (or it was not selected and not among the 20 best ranked others the snapshot records).\n", w.cluster)
 		return false
 	}
 	verdict := p.bad("not selected")

@@ -20,6 +20,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
@@ -37,6 +38,8 @@ type Reconciler struct {
 	NewMemberGrace time.Duration
 	// Now is the clock. Default: time.Now.
 	Now func() time.Time
+	// Workers is how many members are reconciled at once. Default: 1.
+	Workers int
 }
 
 var taintChanges = prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -55,11 +58,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (ctrl
 	if !mc.DeletionTimestamp.IsZero() {
 		return r.reconcileLeave(ctx, mc)
 	}
-	if controllerutil.AddFinalizer(mc, clusterv1beta1.MemberClusterFinalizer) {
-		if err := r.Client.Update(ctx, mc); err != nil {
-			return ctrl.Result{}, fmt.Errorf("failed to add the finalizer: %w", err)
-		}
-	}
+	// The finalizer, the built-in labels and the automatic taints in one
+	// write: a fleet joining at once is this controller's backlog.
+	base := mc.DeepCopy()
+	changed := controllerutil.AddFinalizer(mc, clusterv1beta1.MemberClusterFinalizer)
 	want := BuiltinLabels(mc)
 	labels := map[string]string{}
 	for k, v := range mc.Labels {
@@ -73,14 +75,22 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (ctrl
 		}
 	}
 	if !equality.Semantic.DeepEqual(labels, mc.Labels) && !(len(labels) == 0 && len(mc.Labels) == 0) {
-		patch := client.MergeFrom(mc.DeepCopy())
 		mc.Labels = labels
-		if err := r.Client.Patch(ctx, mc, patch); err != nil {
-			return ctrl.Result{}, fmt.Errorf("failed to set built-in labels: %w", err)
-		}
+		changed = true
 	}
-	if err := r.reconcileTaints(ctx, mc); err != nil {
-		return ctrl.Result{}, err
+	taints := DesiredTaints(mc, r.now(), r.NewMemberGrace)
+	taintsChanged := !equality.Semantic.DeepEqual(taints, mc.Spec.Taints) && !(len(taints) == 0 && len(mc.Spec.Taints) == 0)
+	if taintsChanged {
+		mc.Spec.Taints = taints
+		changed = true
+	}
+	if changed {
+		if err := r.Client.Patch(ctx, mc, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
+			return ctrl.Result{}, fmt.Errorf("failed to update the finalizer, built-in labels and taints: %w", err)
+		}
+		if taintsChanged {
+			r.taintEvents(mc, base.Spec.Taints, taints)
+		}
 	}
 	// Look again when a new member's grace ends.
 	result := ctrl.Result{RequeueAfter: NewMemberGraceLeft(mc, r.now(), r.NewMemberGrace)}
@@ -169,20 +179,10 @@ func (r *Reconciler) releaseWorks(ctx context.Context, ns string) error {
 	return nil
 }
 
-// reconcileTaints makes the automatic taints match the cluster's conditions and
-// reports each change as an Event.
-func (r *Reconciler) reconcileTaints(ctx context.Context, mc *clusterv1beta1.MemberCluster) error {
-	want := DesiredTaints(mc, r.now(), r.NewMemberGrace)
-	if equality.Semantic.DeepEqual(want, mc.Spec.Taints) || (len(want) == 0 && len(mc.Spec.Taints) == 0) {
-		return nil
-	}
-	before := taintSet(mc.Spec.Taints)
-	after := taintSet(want)
-	patch := client.MergeFrom(mc.DeepCopy())
-	mc.Spec.Taints = want
-	if err := r.Client.Patch(ctx, mc, patch); err != nil {
-		return fmt.Errorf("failed to update taints: %w", err)
-	}
+// taintEvents counts and reports the automatic taints a write added and removed.
+func (r *Reconciler) taintEvents(mc *clusterv1beta1.MemberCluster, old, new []clusterv1beta1.Taint) {
+	before := taintSet(old)
+	after := taintSet(new)
 	for key := range after {
 		if !before[key] {
 			taintChanges.WithLabelValues(key, "added").Inc()
@@ -195,7 +195,6 @@ func (r *Reconciler) reconcileTaints(ctx context.Context, mc *clusterv1beta1.Mem
 			r.Recorder.Eventf(mc, nil, corev1.EventTypeNormal, "TaintRemoved", "Taint", "removed taint %s: the cluster recovered", key)
 		}
 	}
-	return nil
 }
 
 func taintSet(taints []clusterv1beta1.Taint) map[string]bool {
@@ -242,6 +241,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	}
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("membership").
+		WithOptions(controller.Options{MaxConcurrentReconciles: max(r.Workers, 1)}).
 		For(&clusterv1beta1.MemberCluster{}).
 		Complete(r)
 }

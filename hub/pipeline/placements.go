@@ -184,6 +184,11 @@ func GetBinding(ctx context.Context, r client.Reader, nn types.NamespacedName) (
 
 // ListBindings lists a placement's bindings, in every state.
 func ListBindings(ctx context.Context, r client.Reader, k PlacementKey) ([]placementv1beta1.BindingObj, error) {
+	// A label selector is matched against every binding of the fleet: a cache
+	// that has the binding index (SetupIndexes) answers from it instead.
+	if out, err := ListBindingsCached(ctx, r, k); err == nil {
+		return out, nil
+	}
 	if k.Namespaced() {
 		list := &placementv1beta1.ResourceBindingList{}
 		if err := r.List(ctx, list, k.listOptions(nil)...); err != nil {

@@ -104,7 +104,9 @@ func (s *Sweeper) Sweep(ctx context.Context) error {
 		}
 	}
 	members := &clusterv1beta1.MemberClusterList{}
-	if err := s.Client.List(ctx, members); err != nil {
+	// Read only (disconnect reads the member again): the cache's objects, not
+	// copies of the whole fleet every Interval.
+	if err := s.Client.List(ctx, members, client.UnsafeDisableDeepCopy); err != nil {
 		return fmt.Errorf("failed to list MemberClusters: %w", err)
 	}
 	for _, mc := range Orphaned(members.Items, leases, s.now()) {

@@ -154,6 +154,9 @@ func (w *Watcher) discover() error {
 				continue
 			}
 			inf := w.factory.ForResource(gvr)
+			// Selection never reads managedFields (sanitize drops them): the
+			// cache keeps objects without them.
+			_ = inf.Informer().SetTransform(stripManagedFields)
 			_, _ = inf.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 				AddFunc:    func(obj any) { w.notify(gvk, obj) },
 				UpdateFunc: func(_, obj any) { w.notify(gvk, obj) },
@@ -168,6 +171,15 @@ func (w *Watcher) discover() error {
 		w.log.V(1).Info("watching new kinds", "count", added)
 	}
 	return discErr
+}
+
+// stripManagedFields is the informers' transform: it drops an object's
+// managedFields before the object is cached.
+func stripManagedFields(obj any) (any, error) {
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		unstructured.RemoveNestedField(u.Object, "metadata", "managedFields")
+	}
+	return obj, nil
 }
 
 func hasVerbs(r metav1.APIResource, verbs ...string) bool {

@@ -1,7 +1,8 @@
 // Package scheduler runs the scheduling stage of the placement pipeline: for each
 // placement's latest scheduling-policy snapshot it runs one framework cycle over
 // the member clusters and makes the bindings match the decision — one binding per
-// chosen cluster — and records every cluster's decision on the snapshot.
+// chosen cluster — and records on the snapshot its decisions about the chosen
+// clusters and the best ranked others (decisions.go).
 //
 // Reconcile is a short driver over phases (phases.go) that share a scope. The
 // scheduler reads everything from the manager's informer cache, through the
@@ -139,10 +140,7 @@ func (r *Reconciler) setScheduled(ctx context.Context, snap placementv1beta1.Pol
 	st := snap.GetPolicySnapshotStatus()
 	before := st.DeepCopy()
 	setCondition(&st.Conditions, placementv1beta1.ConditionScheduled, res.Status, res.Reason, res.Message, snap.GetGeneration())
-	st.TargetClusters = res.Decisions
-	if len(st.TargetClusters) > 1000 {
-		st.TargetClusters = st.TargetClusters[:1000]
-	}
+	st.TargetClusters = recordedDecisions(res.Decisions)
 	if statusEqual(before, st) {
 		return nil
 	}

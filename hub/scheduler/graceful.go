@@ -21,10 +21,15 @@ type release struct {
 
 // gracefulHolds returns, among the clusters the cycle unschedules because the
 // failover controller asked for it (hub/failover), those whose binding stays for
-// now — until every selected cluster is available or the graceful timeout after
-// the request passes — each with the message for its Scheduled condition. It
-// also returns the evictions released because the replacement is available, and
-// when the first held one times out.
+// now — one for each selected cluster not available yet, until the graceful
+// timeout after the request passes — each with the message for its Scheduled
+// condition. It also returns the evictions released because replacements are
+// available, and when the first held one times out.
+//
+// Holding more evicted bindings than replacements wait would deadlock with the
+// rollout: a held binding counts against maxSurge, so with two clusters lost
+// the second replacement could not start until the first held binding went,
+// which waited for every replacement.
 func gracefulHolds(now time.Time, timeout time.Duration, active map[string]placementv1beta1.BindingObj, res framework.CycleResult) (map[string]string, []release, time.Duration) {
 	var waiting []string
 	for _, c := range res.Selected {
@@ -34,9 +39,12 @@ func gracefulHolds(now time.Time, timeout time.Duration, active map[string]place
 		}
 	}
 	sort.Strings(waiting)
-	held := map[string]string{}
-	var released []release
-	var recheck time.Duration
+	type holdable struct {
+		release
+		message  string
+		deadline time.Time
+	}
+	var candidates []holdable
 	for _, c := range res.Unschedule {
 		b := active[c]
 		if b == nil {
@@ -46,15 +54,31 @@ func gracefulHolds(now time.Time, timeout time.Duration, active map[string]place
 		if req == nil {
 			continue
 		}
-		deadline := req.LastTransitionTime.Add(timeout)
-		if len(waiting) > 0 && now.Before(deadline) {
-			held[c] = fmt.Sprintf("evicting: %s; kept until the replacement on %s is available (at most until %s)",
-				req.Message, strings.Join(waiting, ", "), deadline.UTC().Format(time.RFC3339))
-			recheck = pipeline.Sooner(recheck, deadline.Sub(now))
-			continue
+		candidates = append(candidates, holdable{release: release{cluster: c, requestedAt: req.LastTransitionTime.Time},
+			message: req.Message, deadline: req.LastTransitionTime.Add(timeout)})
+	}
+	// The evictions requested last are held: the earlier ones have waited longest.
+	sort.Slice(candidates, func(i, j int) bool {
+		a, b := candidates[i], candidates[j]
+		if !a.requestedAt.Equal(b.requestedAt) {
+			return a.requestedAt.After(b.requestedAt)
 		}
-		if len(waiting) == 0 && len(res.Selected) > 0 {
-			released = append(released, release{cluster: c, requestedAt: req.LastTransitionTime.Time})
+		return a.cluster < b.cluster
+	})
+	held := map[string]string{}
+	var released []release
+	var recheck time.Duration
+	for _, h := range candidates {
+		inTime := now.Before(h.deadline)
+		switch {
+		case inTime && len(held) < len(waiting):
+			held[h.cluster] = fmt.Sprintf("evicting: %s; kept until the replacement on %s is available (at most until %s)",
+				h.message, strings.Join(waiting, ", "), h.deadline.UTC().Format(time.RFC3339))
+			recheck = pipeline.Sooner(recheck, h.deadline.Sub(now))
+		case len(res.Selected) > 0 && (inTime || len(waiting) == 0):
+			// Replacements enough are available (a binding timed out while
+			// some still wait is let go by the timeout, not released).
+			released = append(released, h.release)
 		}
 	}
 	return held, released, recheck

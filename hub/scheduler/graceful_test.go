@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -54,6 +55,46 @@ func TestGracefulHoldsKeepAnEvictedBindingUntilItsReplacementIsAvailable(t *test
 			}
 			if got := len(released) == 1; got != tc.wantReleased {
 				t.Errorf("released = %v, want %v", released, tc.wantReleased)
+			}
+		})
+	}
+}
+
+// Two clusters lost at once: one evicted binding is held for each replacement
+// not available yet, so that the rollout's maxSurge lets the next replacement
+// start (holding both until both replacements were available deadlocked).
+func TestGracefulHoldsOneEvictedBindingPerWaitingReplacement(t *testing.T) {
+	now := time.Date(2026, 11, 22, 4, 0, 0, 0, time.UTC)
+	res := framework.CycleResult{Selected: []string{"m2", "m4", "m5"}, Unschedule: []string{"m1", "m3"}}
+	active := func(m2, m4 bool) map[string]placementv1beta1.BindingObj {
+		return map[string]placementv1beta1.BindingObj{
+			"m1": evictionRequested(boundTo("m1", true), now.Add(-2*time.Minute)),
+			"m3": evictionRequested(boundTo("m3", true), now.Add(-time.Minute)),
+			"m2": boundTo("m2", m2), "m4": boundTo("m4", m4), "m5": boundTo("m5", true),
+		}
+	}
+	for _, tc := range []struct {
+		name                   string
+		m2, m4                 bool
+		wantHeld, wantReleased []string
+	}{
+		{"both kept while neither replacement is available", false, false, []string{"m1", "m3"}, nil},
+		{"the one requested last is kept while one replacement waits", true, false, []string{"m3"}, []string{"m1"}},
+		{"both released once both replacements are available", true, true, nil, []string{"m3", "m1"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			held, released, _ := gracefulHolds(now, 5*time.Minute, active(tc.m2, tc.m4), res)
+			var gotHeld, gotReleased []string
+			for _, c := range []string{"m1", "m3"} {
+				if _, ok := held[c]; ok {
+					gotHeld = append(gotHeld, c)
+				}
+			}
+			for _, r := range released {
+				gotReleased = append(gotReleased, r.cluster)
+			}
+			if fmt.Sprint(gotHeld) != fmt.Sprint(tc.wantHeld) || fmt.Sprint(gotReleased) != fmt.Sprint(tc.wantReleased) {
+				t.Errorf("held %v and released %v, want %v and %v", gotHeld, gotReleased, tc.wantHeld, tc.wantReleased)
 			}
 		})
 	}

@@ -3,9 +3,11 @@ package scheduler
 import (
 	"context"
 
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
@@ -16,6 +18,7 @@ import (
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
 	"github.com/flotilla-io/flotilla/hub/enqueue"
 	"github.com/flotilla-io/flotilla/hub/pipeline"
+	"github.com/flotilla-io/flotilla/hub/schedulinggroup"
 )
 
 type queue = workqueue.TypedRateLimitingInterface[reconcile.Request]
@@ -27,8 +30,10 @@ type queue = workqueue.TypedRateLimitingInterface[reconcile.Request]
 //   - a binding's own placement when its spec, deletion or the conditions the
 //     scheduler reads (EvictionRequested, Available) change — and the placements
 //     with placement (anti-)affinity when a placement arrives on or leaves a cluster;
-//   - on a MemberCluster change: every placement for a change of labels, taints,
-//     strictMatchLabels, health or membership; for a change of properties only the
+//   - on a MemberCluster change of labels, taints, strictMatchLabels, health or
+//     membership: the placements on the cluster and those that could pick it
+//     (enqueue.ClusterMatters: not a full PickN, not a PickAll whose required
+//     labels the cluster never had); for a change of properties only the
 //     placements that select or sort on them; for a heartbeat refresh none;
 //   - on a Location change, the placements with locationSelectors;
 //   - on an eviction, its placement.
@@ -100,12 +105,16 @@ func (r *Reconciler) bindingHandler() handler.EventHandler {
 
 // clusterHandler maps MemberCluster events to the placements they can change.
 func (r *Reconciler) clusterHandler() handler.EventHandler {
-	all := func(ctx context.Context, q queue) {
-		r.addPlacementsWhere(ctx, q, func(placementv1beta1.PlacementObj) bool { return true })
+	all := func(ctx context.Context, q queue, o, n client.Object) {
+		oc, ok1 := o.(*clusterv1beta1.MemberCluster)
+		nc, ok2 := n.(*clusterv1beta1.MemberCluster)
+		if ok1 && ok2 {
+			r.addPlacementsWhere(ctx, q, r.clusterMatters(ctx, oc, nc))
+		}
 	}
 	return handler.Funcs{
-		CreateFunc: func(ctx context.Context, _ event.CreateEvent, q queue) { all(ctx, q) },
-		DeleteFunc: func(ctx context.Context, _ event.DeleteEvent, q queue) { all(ctx, q) },
+		CreateFunc: func(ctx context.Context, e event.CreateEvent, q queue) { all(ctx, q, e.Object, e.Object) },
+		DeleteFunc: func(ctx context.Context, e event.DeleteEvent, q queue) { all(ctx, q, e.Object, e.Object) },
 		UpdateFunc: func(ctx context.Context, e event.UpdateEvent, q queue) {
 			o, ok1 := e.ObjectOld.(*clusterv1beta1.MemberCluster)
 			n, ok2 := e.ObjectNew.(*clusterv1beta1.MemberCluster)
@@ -115,13 +124,33 @@ func (r *Reconciler) clusterHandler() handler.EventHandler {
 			change := enqueue.DiffCluster(o, n)
 			switch {
 			case change.Placement:
-				all(ctx, q)
+				all(ctx, q, o, n)
 			case len(change.Properties) > 0:
 				r.addPlacementsWhere(ctx, q, func(p placementv1beta1.PlacementObj) bool {
 					return enqueue.UsesProperty(p.GetPlacementSpec().Policy, change.Properties)
 				})
 			}
 		},
+	}
+}
+
+// clusterMatters selects the placements whose decision a change of a cluster
+// (o → n) can change (enqueue.ClusterMatters): those on it, and those that could
+// pick it.
+func (r *Reconciler) clusterMatters(ctx context.Context, o, n *clusterv1beta1.MemberCluster) func(placementv1beta1.PlacementObj) bool {
+	bound := map[types.NamespacedName]bool{}
+	for _, req := range enqueue.PlacementsOnCluster(ctx, r.Client, n.Name) {
+		bound[req.NamespacedName] = true
+	}
+	return func(p placementv1beta1.PlacementObj) bool {
+		k := pipeline.KeyOf(p)
+		policy := p.GetPlacementSpec().Policy
+		on := enqueue.PlacementOnCluster{Policy: policy, Bound: bound[k.Request().NamespacedName],
+			Dynamic: p.GetAnnotations()[schedulinggroup.AnnotationDynamicSelectors] != ""}
+		if !on.Bound && policy != nil && policy.PlacementType == placementv1beta1.PickN {
+			on.Held = enqueue.HeldClusters(ctx, r.Client, k)
+		}
+		return enqueue.ClusterMatters(on, o, n)
 	}
 }
 

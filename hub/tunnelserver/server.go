@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"github.com/hashicorp/yamux"
 	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -231,6 +232,7 @@ func (s *Server) Start(ctx context.Context) error {
 			ReplicaName: s.opts.ReplicaName,
 			Logger:      s.log.WithName("session"),
 			Metrics:     s.tmetrics,
+			YamuxConfig: hubYamuxConfig(),
 		},
 		OnTunnel: s.serveSession,
 		OnJoin:   joinHandler.ServeConn,
@@ -418,4 +420,15 @@ func (s *Server) Connected(member string) bool {
 	defer s.mu.Unlock()
 	_, ok := s.sessions[member]
 	return ok
+}
+
+// hubYamuxConfig is the tunnel's yamux configuration on the hub: the default
+// without yamux's keepalive, whose goroutine and timer a session would cost
+// every member. The hub needs no pings of its own: the watchdog ends a session
+// whose heartbeats stop, and agents keep their own keepalive (which the hub
+// answers).
+func hubYamuxConfig() *yamux.Config {
+	cfg := tunnel.DefaultYamuxConfig()
+	cfg.EnableKeepAlive = false
+	return cfg
 }

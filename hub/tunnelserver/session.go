@@ -109,12 +109,23 @@ func (s *Server) serveSession(ctx context.Context, ss *tunnel.ServerSession) {
 	ms.log.Info("agent connected", "remote", ss.RemoteAddr().String(), "agentVersion", ss.Hello().AgentVersion, "generation", ms.generation)
 	s.writeConnected(ctx, ms)
 
-	g, gctx := errgroup.WithContext(ctx)
+	// The status loop runs in this goroutine (one goroutine a member fewer);
+	// an error of its own ends the others as the group's would.
+	lctx, cancel := context.WithCancel(ctx)
+	g, gctx := errgroup.WithContext(lctx)
 	g.Go(func() error { return s.controlLoop(gctx, ms) })
 	g.Go(func() error { return s.workLoop(gctx, ms) })
-	g.Go(func() error { return s.statusLoop(gctx, ms) })
-	g.Go(func() error { return s.watchdog(gctx, ms) })
+	stopWatchdog := s.watchdog(ms)
+	statusErr := s.statusLoop(gctx, ms)
+	if statusErr != nil {
+		cancel()
+	}
 	err := g.Wait()
+	cancel()
+	if err == nil {
+		err = statusErr
+	}
+	stopWatchdog()
 	ms.end("session ended")
 	if s.unregister(ms) {
 		ms.mu.Lock()
@@ -241,25 +252,35 @@ func (s *Server) controlLoop(ctx context.Context, ms *memberSession) error {
 }
 
 // watchdog ends a session whose heartbeats stopped. It writes nothing while
-// heartbeats come: liveness is kept in memory.
-func (s *Server) watchdog(ctx context.Context, ms *memberSession) error {
-	tick := time.NewTicker(ms.period / 2)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-ms.sess.CloseChan():
-			return nil
-		case <-tick.C:
-		}
+// heartbeats come: liveness is kept in memory. It runs on a timer, not in a
+// goroutine of its own (at thousands of members every goroutine a session is
+// megabytes of stacks); the function it returns stops it.
+func (s *Server) watchdog(ms *memberSession) (stop func()) {
+	var mu sync.Mutex
+	stopped := false
+	var t *time.Timer
+	check := func() {
 		ms.mu.Lock()
 		last := ms.lastHeartbeat
 		ms.mu.Unlock()
 		if overdue, why := heartbeatOverdue(last, s.now(), ms.period, s.opts.HeartbeatMisses); overdue {
 			ms.end(why)
-			return nil
+			return
 		}
+		mu.Lock()
+		defer mu.Unlock()
+		if !stopped {
+			t.Reset(ms.period / 2)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	t = time.AfterFunc(ms.period/2, check)
+	return func() {
+		mu.Lock()
+		defer mu.Unlock()
+		stopped = true
+		t.Stop()
 	}
 }
 

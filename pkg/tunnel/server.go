@@ -225,13 +225,7 @@ func (srv *Server) serveConn(ctx context.Context, conn net.Conn, cfg *tls.Config
 		defer stopOnShutdown()
 		sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 		defer cancel()
-		go func() {
-			select {
-			case <-sess.CloseChan():
-				cancel()
-			case <-sctx.Done():
-			}
-		}()
+		sess.onClose(cancel)
 		srv.OnTunnel(sctx, sess)
 	case proto == ALPNJoin && srv.OnJoin != nil:
 		defer func() { _ = tc.Close() }() // sends close_notify

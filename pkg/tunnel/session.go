@@ -40,6 +40,10 @@ type Session struct {
 	done      chan struct{}
 	errMu     sync.Mutex
 	err       error
+	// afterClose are run once the session has closed (onClose); closed is
+	// set when they have been. Both under errMu.
+	afterClose []func()
+	closed     bool
 }
 
 func newSession(s side, conn net.Conn, mux *yamux.Session, log logr.Logger, metrics *Metrics, maxFrameSize uint32) *Session {
@@ -110,10 +114,31 @@ func (s *Session) closeWithError(cause error) {
 		s.errMu.Unlock()
 		_ = s.mux.Close() // also closes the connection and every stream
 		close(s.done)
+		s.errMu.Lock()
+		hooks := s.afterClose
+		s.afterClose, s.closed = nil, true
+		s.errMu.Unlock()
+		for _, f := range hooks {
+			f()
+		}
 		if !errors.Is(cause, ErrSessionClosed) || errors.Unwrap(cause) != nil {
 			s.log.V(1).Info("Tunnel session closed", "reason", cause)
 		}
 	})
+}
+
+// onClose runs f once the session has closed, at once if it has: a goroutine
+// waiting on CloseChan would do the same, at the cost of its stack for every
+// session a hub holds.
+func (s *Session) onClose(f func()) {
+	s.errMu.Lock()
+	if !s.closed {
+		s.afterClose = append(s.afterClose, f)
+		s.errMu.Unlock()
+		return
+	}
+	s.errMu.Unlock()
+	f()
 }
 
 func (s *Session) isClosed() bool {

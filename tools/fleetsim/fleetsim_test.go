@@ -16,6 +16,7 @@ func TestImpossibleFlagsAreRefused(t *testing.T) {
 		{[]string{"--members", "0"}, "--members must be at least 1"},
 		{[]string{"--members", "10", "--kill", "8"}, "--kill 8 leaves 2 members, fewer than --pick-n 3"},
 		{[]string{"--members", "10", "--placements", "1", "--kill", "1"}, "--kill 1 needs PickN placements"},
+		{[]string{"--hub-env", "GOMEMLIMIT"}, "--hub-env takes NAME=VALUE"},
 		{[]string{"--members", "2", "--placements", "4"}, "--pick-n 3 is more than the 2 members"},
 		{[]string{"--duration", "1s"}, "--duration must be at least 10s"},
 		{[]string{"--members", "1", "--placements", "0", "--churn", "100"}, "--churn 100 a minute cuts each of the 1 members"},

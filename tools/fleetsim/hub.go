@@ -30,13 +30,14 @@ const clockTicks = 100
 // hubProcess runs the hub binary and samples its RSS and CPU time.
 type hubProcess struct {
 	bin, kubeconfig, logFile string
-	args                     []string
+	args, env                []string
 	tunnel, metrics, health  string
 
 	mu        sync.Mutex
 	cmd       *exec.Cmd
 	exited    chan struct{}
 	maxRSS    int64
+	phaseRSS  int64   // largest RSS since takePhaseRSS
 	cpuBefore float64 // CPU seconds of the processes that ended
 	cpuNow    float64 // CPU seconds of the running process
 }
@@ -84,6 +85,7 @@ func (h *hubProcess) start(ctx context.Context) error {
 	}
 	cmd := exec.Command(h.bin, h.args...)
 	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.Env = append(os.Environ(), h.env...)
 	// The hub dies with fleetsim, however fleetsim ends.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
@@ -150,6 +152,7 @@ func (h *hubProcess) sample(pid int, exited <-chan struct{}) {
 		if err == nil {
 			h.mu.Lock()
 			h.maxRSS = max(h.maxRSS, rss)
+			h.phaseRSS = max(h.phaseRSS, rss)
 			h.cpuNow = cpu
 			h.mu.Unlock()
 		}
@@ -167,6 +170,16 @@ func (h *hubProcess) usage() (int64, float64) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.maxRSS, h.cpuBefore + h.cpuNow
+}
+
+// takePhaseRSS returns the largest RSS since it was last called and starts
+// over.
+func (h *hubProcess) takePhaseRSS() int64 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	rss := h.phaseRSS
+	h.phaseRSS = 0
+	return rss
 }
 
 // procStats reads a process's resident set (bytes) and user+system CPU time.

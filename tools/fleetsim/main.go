@@ -82,7 +82,7 @@ type options struct {
 	restart                               bool
 	json                                  bool
 	hubBinary, workDir                    string
-	hubArgs                               []string
+	hubArgs, hubEnv                       []string
 	joinWorkers, dialWorkers              int
 }
 
@@ -104,16 +104,20 @@ func newCommand(stdout, stderr io.Writer) *cobra.Command {
 				return err
 			}
 			r, err := run(cmd.Context(), o, stderr)
-			if err != nil {
+			if r == nil {
 				return err
 			}
+			// A failed run prints what it measured (with "error") and fails.
 			if o.json {
 				enc := json.NewEncoder(stdout)
 				enc.SetIndent("", "  ")
-				return enc.Encode(r)
+				if jerr := enc.Encode(r); jerr != nil {
+					return jerr
+				}
+				return err
 			}
 			r.print(stdout)
-			return nil
+			return err
 		},
 	}
 	f := cmd.Flags()
@@ -134,6 +138,7 @@ func newCommand(stdout, stderr io.Writer) *cobra.Command {
 	f.StringVar(&o.hubBinary, "hub-binary", o.hubBinary, "Hub binary to run (default: build ./hub into the work folder).")
 	f.StringVar(&o.workDir, "work-dir", o.workDir, "Folder for the hub's log and kubeconfig (default: a temporary folder, removed unless the run fails).")
 	f.StringArrayVar(&o.hubArgs, "hub-arg", nil, "Extra hub flag (repeatable), e.g. --hub-arg=--scheduler-workers=4.")
+	f.StringArrayVar(&o.hubEnv, "hub-env", nil, "Extra NAME=VALUE in the hub's environment (repeatable), e.g. --hub-env=GOMEMLIMIT=1536MiB.")
 	f.IntVar(&o.joinWorkers, "join-workers", o.joinWorkers, "Joins at once.")
 	f.IntVar(&o.dialWorkers, "dial-workers", o.dialWorkers, "Tunnel dials at once.")
 	return cmd
@@ -162,10 +167,21 @@ func (o options) validate() error {
 		return fmt.Errorf("--kill %d leaves %d members, fewer than --pick-n %d: the PickN placements could not fail over", o.kill, o.members-o.kill, o.pickN)
 	case o.churn > float64(o.members)*60:
 		return fmt.Errorf("--churn %.0f a minute cuts each of the %d members more than once a second", o.churn, o.members)
+	case !validEnv(o.hubEnv):
+		return fmt.Errorf("--hub-env takes NAME=VALUE, got %q", o.hubEnv)
 	case o.joinWorkers < 1 || o.dialWorkers < 1:
 		return fmt.Errorf("--join-workers and --dial-workers must be at least 1")
 	}
 	return nil
+}
+
+func validEnv(env []string) bool {
+	for _, e := range env {
+		if name, _, ok := strings.Cut(e, "="); !ok || name == "" {
+			return false
+		}
+	}
+	return true
 }
 
 // quantiles are p50 and p99 in seconds (nearest rank).
@@ -197,6 +213,9 @@ type report struct {
 	Bindings int `json:"bindings"`
 	// JoinSeconds is how long joining and connecting every member took.
 	JoinSeconds float64 `json:"joinSeconds"`
+	// JoinSettleSeconds is how long, after the joins, the hub's controllers
+	// took to empty their work queues (before the placements are created).
+	JoinSettleSeconds float64 `json:"joinSettleSeconds"`
 	// SettleSeconds is how long, after --warmup, the hub's controllers took to
 	// empty their work queues (the backlog of joining and placing).
 	SettleSeconds float64 `json:"settleSeconds"`
@@ -204,9 +223,12 @@ type report struct {
 	SteadySeconds float64 `json:"steadySeconds"`
 	// HubRSSBytes is the hub's largest resident set over the run; HubCPUSeconds
 	// its CPU time over the run, HubCPUSecondsPerMinuteSteady during the steady window.
-	HubRSSBytes                  int64   `json:"hubRSSBytes"`
-	HubCPUSeconds                float64 `json:"hubCPUSeconds"`
-	HubCPUSecondsPerMinuteSteady float64 `json:"hubCPUSecondsPerMinuteSteady"`
+	HubRSSBytes int64 `json:"hubRSSBytes"`
+	// HubRSSBytesByPhase is the hub's largest resident set in each phase
+	// (join, joinSettle, place, settle, steady, badMembers, churn, kill, restart).
+	HubRSSBytesByPhase           map[string]int64 `json:"hubRSSBytesByPhase"`
+	HubCPUSeconds                float64          `json:"hubCPUSeconds"`
+	HubCPUSecondsPerMinuteSteady float64          `json:"hubCPUSecondsPerMinuteSteady"`
 	// APIWritesPerMinute are the API server's write requests a minute in the
 	// steady window, by resource (and subresource).
 	APIWritesPerMinute           map[string]float64 `json:"apiWritesPerMinute"`
@@ -227,6 +249,9 @@ type report struct {
 	// BadMembers (with --bad-members): how many the hub closed, and how many
 	// sessions of other members dropped meanwhile.
 	BadMembers *badReport `json:"badMembers,omitempty"`
+	// Error is why the run failed, when it did: the figures before it are
+	// those of the phases that completed.
+	Error string `json:"error,omitempty"`
 	// Load is the machine's 1-minute load average at the start and the end.
 	Load [2]string `json:"load"`
 }
@@ -279,6 +304,9 @@ func (r *report) print(w io.Writer) {
 		fmt.Fprintf(w, "  bad members: %d of %d closed by the hub; other sessions dropped meanwhile: %d; %d of %d others still connected\n", b.Closed, b.Members, b.OthersDropped, b.OthersStillSynced, b.OthersInTheFleet)
 	}
 	fmt.Fprintf(w, "  load average (1 min) at start %s, at end %s\n", r.Load[0], r.Load[1])
+	if r.Error != "" {
+		fmt.Fprintf(w, "  the run failed (the figures above are those of the phases before): %s\n", r.Error)
+	}
 }
 
 func loadAverage() string {
@@ -303,6 +331,18 @@ type sim struct {
 	caHash   string
 	runCtx   context.Context
 	runWG    sync.WaitGroup
+	// phaseRSS is the hub's largest RSS in each phase.
+	phaseRSS map[string]int64
+}
+
+// phasef is stepf for a phase whose largest hub RSS is reported under key.
+func (s *sim) phasef(key, format string, args ...any) func() {
+	s.hub.takePhaseRSS()
+	done := s.stepf(format, args...)
+	return func() {
+		done()
+		s.phaseRSS[key] = s.hub.takePhaseRSS()
+	}
 }
 
 func (s *sim) stepf(format string, args ...any) func() {
@@ -311,7 +351,7 @@ func (s *sim) stepf(format string, args ...any) func() {
 	return func() { fmt.Fprintf(s.log, "    done in %s\n", time.Since(start).Round(100*time.Millisecond)) }
 }
 
-func run(ctx context.Context, o options, log io.Writer) (_ *report, err error) {
+func run(ctx context.Context, o options, log io.Writer) (partial *report, err error) {
 	r := &report{Members: o.members, Placements: o.placements, Load: [2]string{loadAverage(), ""}}
 	root, err := toolchain.RepoRoot()
 	if err != nil {
@@ -332,7 +372,19 @@ func run(ctx context.Context, o options, log io.Writer) (_ *report, err error) {
 	} else if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	s := &sim{o: o, log: log, dialSlot: make(chan struct{}, o.dialWorkers)}
+	s := &sim{o: o, log: log, dialSlot: make(chan struct{}, o.dialWorkers), phaseRSS: map[string]int64{}}
+	// A run that fails still reports what it measured up to the failure.
+	defer func() {
+		if err == nil || s.hub == nil {
+			return
+		}
+		r.Error = err.Error()
+		r.HubRSSBytes, r.HubCPUSeconds = s.hub.usage()
+		r.HubCPUSeconds = round(r.HubCPUSeconds)
+		r.HubRSSBytesByPhase = s.phaseRSS
+		r.Load[1] = loadAverage()
+		partial = r
+	}()
 
 	done := s.stepf("starting kube-apiserver and etcd")
 	kube, err := toolchain.Find(root)
@@ -376,6 +428,7 @@ func run(ctx context.Context, o options, log io.Writer) (_ *report, err error) {
 		"--default-toleration", "5s",
 	}, o.hubArgs...)
 	s.hub, err = newHubProcess(bin, kubeconfig, filepath.Join(dir, "hub.log"), hubArgs)
+	s.hub.env = o.hubEnv
 	if err != nil {
 		return nil, err
 	}
@@ -396,14 +449,21 @@ func run(ctx context.Context, o options, log io.Writer) (_ *report, err error) {
 	}
 
 	start := time.Now()
-	done = s.stepf("joining %d members (bootstrap tokens, join endpoint) and connecting them", o.members)
+	done = s.phasef("join", "joining %d members (bootstrap tokens, join endpoint) and connecting them", o.members)
 	if err := s.joinAll(ctx); err != nil {
 		return nil, err
 	}
 	r.JoinSeconds = round(time.Since(start).Seconds())
 	done()
+	// The hub's controllers finish with the joins (labels, finalizers, taints)
+	// before the placements start, so that placing is timed alone.
+	done = s.phasef("joinSettle", "waiting until the hub's work queues are empty")
+	if r.JoinSettleSeconds, err = s.hub.settle(ctx, o.settleTimeout); err != nil {
+		return nil, err
+	}
+	done()
 
-	done = s.stepf("placing %d placements", o.placements)
+	done = s.phasef("place", "placing %d placements", o.placements)
 	if err := s.place(ctx); err != nil {
 		return nil, err
 	}
@@ -414,7 +474,7 @@ func run(ctx context.Context, o options, log io.Writer) (_ *report, err error) {
 	r.Bindings = s.tracker.bindings()
 	done()
 
-	done = s.stepf("warming up for %s, then until the hub's work queues are empty", o.warmup)
+	done = s.phasef("settle", "warming up for %s, then until the hub's work queues are empty", o.warmup)
 	if err := sleep(ctx, o.warmup); err != nil {
 		return nil, err
 	}
@@ -422,7 +482,7 @@ func run(ctx context.Context, o options, log io.Writer) (_ *report, err error) {
 		return nil, err
 	}
 	done()
-	done = s.stepf("steady window of %s: counting API writes", o.duration)
+	done = s.phasef("steady", "steady window of %s: counting API writes", o.duration)
 	rc := s.kube.Discovery().RESTClient()
 	before, err := writeCounts(ctx, rc)
 	if err != nil {
@@ -445,28 +505,28 @@ func run(ctx context.Context, o options, log io.Writer) (_ *report, err error) {
 	done()
 
 	if o.badMembers > 0 {
-		done = s.stepf("connecting %d bad members", o.badMembers)
+		done = s.phasef("badMembers", "connecting %d bad members", o.badMembers)
 		if r.BadMembers, err = s.badPhase(ctx); err != nil {
 			return nil, err
 		}
 		done()
 	}
 	if o.churn > 0 {
-		done = s.stepf("churn: %.1f cuts a minute for %s", o.churn, o.churnWindow)
+		done = s.phasef("churn", "churn: %.1f cuts a minute for %s", o.churn, o.churnWindow)
 		if r.Churn, err = s.churnPhase(ctx, rc); err != nil {
 			return nil, err
 		}
 		done()
 	}
 	if o.kill > 0 {
-		done = s.stepf("killing %d members that hold PickN placements", o.kill)
+		done = s.phasef("kill", "killing %d members that hold PickN placements", o.kill)
 		if r.FailoverSeconds, err = s.killPhase(ctx); err != nil {
 			return nil, err
 		}
 		done()
 	}
 	if o.restart {
-		done = s.stepf("restarting the hub")
+		done = s.phasef("restart", "restarting the hub")
 		secs, reapplies, err := s.restartPhase(ctx)
 		if err != nil {
 			return nil, err
@@ -475,6 +535,7 @@ func run(ctx context.Context, o options, log io.Writer) (_ *report, err error) {
 		done()
 	}
 	r.HubRSSBytes, r.HubCPUSeconds = s.hub.usage()
+	r.HubRSSBytesByPhase = s.phaseRSS
 	r.HubCPUSeconds = round(r.HubCPUSeconds)
 	r.Load[1] = loadAverage()
 	return r, nil
@@ -585,10 +646,11 @@ func (s *sim) joinMembers(ctx context.Context, caHash string, all []*member) err
 	return <-errs
 }
 
-// readyMembers counts the simulated members the hub records connected and healthy.
+// readyMembers counts the simulated members the hub records connected and
+// healthy, from the watch's cache.
 func (s *sim) readyMembers(ctx context.Context) (int, error) {
 	list := &clusterv1beta1.MemberClusterList{}
-	if err := s.c.List(ctx, list, client.HasLabels{labelGroup}); err != nil {
+	if err := s.tracker.cache.List(ctx, list, client.HasLabels{labelGroup}, client.UnsafeDisableDeepCopy); err != nil {
 		return 0, err
 	}
 	n := 0

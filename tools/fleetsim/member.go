@@ -137,6 +137,10 @@ func (m *member) run(ctx context.Context, addr string, dialSlots chan struct{}) 
 		case <-ctx.Done():
 			return
 		}
+		if m.killed.Load() {
+			<-dialSlots
+			return
+		}
 		s, tconn, err := m.dial(ctx, addr)
 		<-dialSlots
 		if err == nil {
@@ -177,9 +181,16 @@ func (m *member) dial(ctx context.Context, addr string) (*tunnel.ClientSession, 
 
 // serve runs one session until it ends.
 func (m *member) serve(ctx context.Context, s *tunnel.ClientSession, tconn *tls.Conn) {
+	m.mu.Lock()
+	if m.killed.Load() {
+		// Killed while this session was being dialled: a lost member never
+		// comes back (kill closes only the session it sees, under mu).
+		m.mu.Unlock()
+		_ = s.Close()
+		return
+	}
 	m.sessions.Add(1)
 	m.ending.Store(false)
-	m.mu.Lock()
 	m.sess = s
 	m.syncedAt = time.Time{}
 	inv := tunnel.WorkInventory{Items: make([]tunnel.WorkRef, 0, len(m.works))}
@@ -303,9 +314,12 @@ func (m *member) disconnect(pause time.Duration) {
 	}
 }
 
-// kill loses the member for good.
+// kill loses the member for good: its session ends, and a session being
+// dialled right now is closed as soon as it is established (serve).
 func (m *member) kill() {
+	m.mu.Lock()
 	m.killed.Store(true)
+	m.mu.Unlock()
 	m.disconnect(0)
 }
 

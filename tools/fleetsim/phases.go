@@ -14,6 +14,7 @@ import (
 	toolscache "k8s.io/client-go/tools/cache"
 	ctrlcache "sigs.k8s.io/controller-runtime/pkg/cache"
 
+	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
 	"github.com/flotilla-io/flotilla/pkg/conditions"
 	"github.com/flotilla-io/flotilla/pkg/testenv"
@@ -23,6 +24,9 @@ import (
 // server): when it was created, when it became Available, where it is.
 type tracker struct {
 	pickN int
+	// cache also holds the MemberClusters (watched: at 10 000 members a LIST
+	// every poll is more than the API server answers in time).
+	cache ctrlcache.Cache
 
 	mu          sync.Mutex
 	createdAt   map[string]time.Time
@@ -59,6 +63,10 @@ func newTracker(ctx context.Context, env *testenv.Env, pickN int) (*tracker, err
 	}); err != nil {
 		return nil, err
 	}
+	if _, err := c.GetInformer(ctx, &clusterv1beta1.MemberCluster{}); err != nil {
+		return nil, err
+	}
+	t.cache = c
 	go func() { _ = c.Start(ctx) }()
 	if !c.WaitForCacheSync(ctx) {
 		return nil, fmt.Errorf("the placement watch did not sync")
@@ -168,17 +176,33 @@ func (t *tracker) waitFailover(ctx context.Context, timeout time.Duration) ([]ti
 			}
 		}
 		n := len(t.affected)
+		waiting := t.waitingFailover()
 		t.mu.Unlock()
 		if len(ds) == n {
 			return ds, nil
 		}
 		if time.Now().After(deadline) {
-			return ds, fmt.Errorf("%d of %d placements of the killed members failed over within %s", len(ds), n, timeout)
+			return ds, fmt.Errorf("%d of %d placements of the killed members failed over within %s; still waiting: %s", len(ds), n, timeout, waiting)
 		}
 		if err := sleep(ctx, 200*time.Millisecond); err != nil {
 			return nil, err
 		}
 	}
+}
+
+// waitingFailover describes the affected placements that have not failed over:
+// whether each is Available and the clusters it is on. Called with mu held.
+func (t *tracker) waitingFailover() string {
+	var out []string
+	for name := range t.affected {
+		if _, ok := t.failedOverAt[name]; ok {
+			continue
+		}
+		st := t.state[name]
+		out = append(out, fmt.Sprintf("%s (available %t, on %s)", name, st.available, strings.Join(st.clusters, ",")))
+	}
+	sort.Strings(out)
+	return strings.Join(out, "; ")
 }
 
 // waitAvailable waits until every placement created is Available.

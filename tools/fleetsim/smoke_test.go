@@ -13,9 +13,13 @@ import (
 	"encoding/json"
 	"testing"
 	"time"
+
+	"github.com/go-logr/logr"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 )
 
 func TestSmallFleet(t *testing.T) {
+	ctrllog.SetLogger(logr.Discard())
 	o := defaultOptions()
 	o.members, o.placements, o.duration, o.warmup = 5, 3, 10*time.Second, 2*time.Second
 	o.kill, o.badMembers = 1, 1

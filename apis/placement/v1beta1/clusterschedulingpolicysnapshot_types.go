@@ -76,8 +76,8 @@ type SchedulingPolicySnapshotStatus struct {
 	// +optional
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
 
-	// TargetClusters holds a decision for every cluster considered: the selected ones
-	// first, then those left out, with the reason.
+	// TargetClusters holds the scheduler's decisions: every selected cluster first,
+	// then up to 20 of those left out (the best ranked), with the reason.
 	// +kubebuilder:validation:MaxItems=1000
 	// +optional
 	TargetClusters []ClusterDecision `json:"targetClusters,omitempty"`

@@ -42,8 +42,9 @@ func (p *Plugin) Filter(_ context.Context, state *framework.CycleState, _ *place
 // not, why. It cannot when
 //   - it is leaving the fleet (being deleted);
 //   - its Joined condition is not True;
-//   - its AgentConnected condition is missing (the agent never connected), or has
-//     not been True for longer than gracePeriod (since its lastTransitionTime);
+//   - its AgentConnected condition is missing or AgentNeverConnected (the agent
+//     never connected), or has not been True for longer than gracePeriod (since
+//     its lastTransitionTime);
 //   - its Healthy condition is False. Unknown health alone does not count: it is
 //     what a disconnected agent reports, which the grace period covers.
 func Check(mc *clusterv1beta1.MemberCluster, now time.Time, gracePeriod time.Duration) (bool, string) {
@@ -59,7 +60,10 @@ func Check(mc *clusterv1beta1.MemberCluster, now time.Time, gracePeriod time.Dur
 		return false, fmt.Sprintf("cluster has not joined the fleet (Joined is %s: %s)", joined.Status, joined.Reason)
 	}
 	connected := meta.FindStatusCondition(conds, clusterv1beta1.ConditionAgentConnected)
-	if connected == nil {
+	if connected == nil || (connected.Status == metav1.ConditionUnknown && connected.Reason == clusterv1beta1.ReasonAgentNeverConnected) {
+		// The grace period covers an agent that was connected, not one that
+		// never was (a member that joined and was never heard from again would
+		// otherwise be picked for its first minute).
 		return false, "cluster's agent has never connected"
 	}
 	if connected.Status != metav1.ConditionTrue {

@@ -74,6 +74,18 @@ func TestFilter(t *testing.T) {
 			want:    "cluster's agent has never connected",
 		},
 		{
+			name: "a cluster whose agent never connected since it joined is not eligible, within the grace period too",
+			cluster: clusterWith(func(mc *clusterv1beta1.MemberCluster) {
+				ft.Condition(clusterv1beta1.ConditionAgentConnected, metav1.ConditionUnknown, time.Second)(mc)
+				for i := range mc.Status.Conditions {
+					if mc.Status.Conditions[i].Type == clusterv1beta1.ConditionAgentConnected {
+						mc.Status.Conditions[i].Reason = clusterv1beta1.ReasonAgentNeverConnected
+					}
+				}
+			}),
+			want: "cluster's agent has never connected",
+		},
+		{
 			name:    "a cluster disconnected for less than the grace period is still eligible",
 			cluster: clusterWith(disconnectedFor(59 * time.Second)),
 		},
