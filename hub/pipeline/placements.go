@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sort"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -146,22 +147,8 @@ func GetPlacement(ctx context.Context, r client.Reader, k PlacementKey) (placeme
 // ListPlacements lists the placements of both kinds, ClusterResourcePlacements
 // first.
 func ListPlacements(ctx context.Context, r client.Reader) ([]placementv1beta1.PlacementObj, error) {
-	crps := &placementv1beta1.ClusterResourcePlacementList{}
-	if err := r.List(ctx, crps); err != nil {
-		return nil, fmt.Errorf("failed to list ClusterResourcePlacements: %w", err)
-	}
-	rps := &placementv1beta1.ResourcePlacementList{}
-	if err := r.List(ctx, rps); err != nil {
-		return nil, fmt.Errorf("failed to list ResourcePlacements: %w", err)
-	}
-	out := make([]placementv1beta1.PlacementObj, 0, len(crps.Items)+len(rps.Items))
-	for i := range crps.Items {
-		out = append(out, &crps.Items[i])
-	}
-	for i := range rps.Items {
-		out = append(out, &rps.Items[i])
-	}
-	return out, nil
+	return listBothScopes[placementv1beta1.PlacementObj](ctx, r, "placements",
+		&placementv1beta1.ClusterResourcePlacementList{}, &placementv1beta1.ResourcePlacementList{})
 }
 
 // NewBinding returns an empty binding of the scope of the placement key.
@@ -189,24 +176,9 @@ func ListBindings(ctx context.Context, r client.Reader, k PlacementKey) ([]place
 	if out, err := ListBindingsCached(ctx, r, k); err == nil {
 		return out, nil
 	}
-	if k.Namespaced() {
-		list := &placementv1beta1.ResourceBindingList{}
-		if err := r.List(ctx, list, k.listOptions(nil)...); err != nil {
-			return nil, fmt.Errorf("failed to list the bindings of %s: %w", k, err)
-		}
-		out := make([]placementv1beta1.BindingObj, 0, len(list.Items))
-		for i := range list.Items {
-			out = append(out, &list.Items[i])
-		}
-		return out, nil
-	}
-	list := &placementv1beta1.ClusterResourceBindingList{}
-	if err := r.List(ctx, list, k.listOptions(nil)...); err != nil {
+	out, err := listAs[placementv1beta1.BindingObj](ctx, r, bindingList(k), k.listOptions(nil)...)
+	if err != nil {
 		return nil, fmt.Errorf("failed to list the bindings of %s: %w", k, err)
-	}
-	out := make([]placementv1beta1.BindingObj, 0, len(list.Items))
-	for i := range list.Items {
-		out = append(out, &list.Items[i])
 	}
 	return out, nil
 }
@@ -215,25 +187,18 @@ func ListBindings(ctx context.Context, r client.Reader, k PlacementKey) ([]place
 // IndexBindingPlacement (a manager's cached client).
 func ListBindingsCached(ctx context.Context, r client.Reader, k PlacementKey) ([]placementv1beta1.BindingObj, error) {
 	opts := []client.ListOption{client.MatchingFields{IndexBindingPlacement: k.Name}}
-	var out []placementv1beta1.BindingObj
 	if k.Namespaced() {
-		list := &placementv1beta1.ResourceBindingList{}
-		if err := r.List(ctx, list, append(opts, client.InNamespace(k.Namespace))...); err != nil {
-			return nil, fmt.Errorf("failed to list the bindings of %s: %w", k, err)
-		}
-		for i := range list.Items {
-			if list.Items[i].Labels[placementv1beta1.LabelPlacementNamespace] == k.Namespace {
-				out = append(out, &list.Items[i])
-			}
-		}
-		return out, nil
+		opts = append(opts, client.InNamespace(k.Namespace))
 	}
-	list := &placementv1beta1.ClusterResourceBindingList{}
-	if err := r.List(ctx, list, opts...); err != nil {
+	all, err := listAs[placementv1beta1.BindingObj](ctx, r, bindingList(k), opts...)
+	if err != nil {
 		return nil, fmt.Errorf("failed to list the bindings of %s: %w", k, err)
 	}
-	for i := range list.Items {
-		out = append(out, &list.Items[i])
+	out := all[:0]
+	for _, b := range all {
+		if !k.Namespaced() || b.GetLabels()[placementv1beta1.LabelPlacementNamespace] == k.Namespace {
+			out = append(out, b)
+		}
 	}
 	return out, nil
 }
@@ -241,22 +206,9 @@ func ListBindingsCached(ctx context.Context, r client.Reader, k PlacementKey) ([
 // ListBindingsOnCluster lists the bindings of both kinds that target a cluster,
 // through IndexBindingCluster (a manager's cached client).
 func ListBindingsOnCluster(ctx context.Context, r client.Reader, cluster string) ([]placementv1beta1.BindingObj, error) {
-	crbs := &placementv1beta1.ClusterResourceBindingList{}
-	if err := r.List(ctx, crbs, client.MatchingFields{IndexBindingCluster: cluster}); err != nil {
-		return nil, fmt.Errorf("failed to list the ClusterResourceBindings on %s: %w", cluster, err)
-	}
-	rbs := &placementv1beta1.ResourceBindingList{}
-	if err := r.List(ctx, rbs, client.MatchingFields{IndexBindingCluster: cluster}); err != nil {
-		return nil, fmt.Errorf("failed to list the ResourceBindings on %s: %w", cluster, err)
-	}
-	out := make([]placementv1beta1.BindingObj, 0, len(crbs.Items)+len(rbs.Items))
-	for i := range crbs.Items {
-		out = append(out, &crbs.Items[i])
-	}
-	for i := range rbs.Items {
-		out = append(out, &rbs.Items[i])
-	}
-	return out, nil
+	return listBothScopes[placementv1beta1.BindingObj](ctx, r, "bindings on "+cluster,
+		&placementv1beta1.ClusterResourceBindingList{}, &placementv1beta1.ResourceBindingList{},
+		client.MatchingFields{IndexBindingCluster: cluster})
 }
 
 // BindingKind is the kind of a binding object, for server-side apply bodies.
@@ -278,23 +230,13 @@ func NewResourceSnapshot(k PlacementKey) placementv1beta1.ResourceSnapshotObj {
 // ListResourceSnapshots lists the placement's resource snapshots carrying the
 // extra labels too.
 func ListResourceSnapshots(ctx context.Context, r client.Reader, k PlacementKey, extra map[string]string) ([]placementv1beta1.ResourceSnapshotObj, error) {
-	var out []placementv1beta1.ResourceSnapshotObj
+	var list client.ObjectList = &placementv1beta1.ClusterResourceSnapshotList{}
 	if k.Namespaced() {
-		list := &placementv1beta1.ResourceSnapshotList{}
-		if err := r.List(ctx, list, k.listOptions(extra)...); err != nil {
-			return nil, fmt.Errorf("failed to list the resource snapshots of %s: %w", k, err)
-		}
-		for i := range list.Items {
-			out = append(out, &list.Items[i])
-		}
-		return out, nil
+		list = &placementv1beta1.ResourceSnapshotList{}
 	}
-	list := &placementv1beta1.ClusterResourceSnapshotList{}
-	if err := r.List(ctx, list, k.listOptions(extra)...); err != nil {
+	out, err := listAs[placementv1beta1.ResourceSnapshotObj](ctx, r, list, k.listOptions(extra)...)
+	if err != nil {
 		return nil, fmt.Errorf("failed to list the resource snapshots of %s: %w", k, err)
-	}
-	for i := range list.Items {
-		out = append(out, &list.Items[i])
 	}
 	return out, nil
 }
@@ -319,23 +261,13 @@ func NewPolicySnapshot(k PlacementKey) placementv1beta1.PolicySnapshotObj {
 // ListPolicySnapshots lists the placement's scheduling policy snapshots carrying
 // the extra labels too.
 func ListPolicySnapshots(ctx context.Context, r client.Reader, k PlacementKey, extra map[string]string) ([]placementv1beta1.PolicySnapshotObj, error) {
-	var out []placementv1beta1.PolicySnapshotObj
+	var list client.ObjectList = &placementv1beta1.ClusterSchedulingPolicySnapshotList{}
 	if k.Namespaced() {
-		list := &placementv1beta1.SchedulingPolicySnapshotList{}
-		if err := r.List(ctx, list, k.listOptions(extra)...); err != nil {
-			return nil, fmt.Errorf("failed to list the policy snapshots of %s: %w", k, err)
-		}
-		for i := range list.Items {
-			out = append(out, &list.Items[i])
-		}
-		return out, nil
+		list = &placementv1beta1.SchedulingPolicySnapshotList{}
 	}
-	list := &placementv1beta1.ClusterSchedulingPolicySnapshotList{}
-	if err := r.List(ctx, list, k.listOptions(extra)...); err != nil {
+	out, err := listAs[placementv1beta1.PolicySnapshotObj](ctx, r, list, k.listOptions(extra)...)
+	if err != nil {
 		return nil, fmt.Errorf("failed to list the policy snapshots of %s: %w", k, err)
-	}
-	for i := range list.Items {
-		out = append(out, &list.Items[i])
 	}
 	return out, nil
 }
@@ -358,4 +290,47 @@ func Earlier(a, b placementv1beta1.PlacementObj) bool {
 		return !ka.Namespaced()
 	}
 	return ka.String() < kb.String()
+}
+
+// bindingList returns an empty list of the bindings of the key's scope.
+func bindingList(k PlacementKey) client.ObjectList {
+	if k.Namespaced() {
+		return &placementv1beta1.ResourceBindingList{}
+	}
+	return &placementv1beta1.ClusterResourceBindingList{}
+}
+
+// listAs lists into list, a typed list of one kind, and returns its items as T
+// (pointers into the list's items).
+func listAs[T any](ctx context.Context, r client.Reader, list client.ObjectList, opts ...client.ListOption) ([]T, error) {
+	if err := r.List(ctx, list, opts...); err != nil {
+		return nil, err
+	}
+	items, err := meta.ExtractList(list)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]T, 0, len(items))
+	for _, o := range items {
+		t, ok := o.(T)
+		if !ok {
+			return nil, fmt.Errorf("a %T is not a %T", o, t)
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// listBothScopes lists the cluster-scoped kind, then the namespaced one, with
+// the same options; what names the objects in an error.
+func listBothScopes[T any](ctx context.Context, r client.Reader, what string, cluster, namespaced client.ObjectList, opts ...client.ListOption) ([]T, error) {
+	out, err := listAs[T](ctx, r, cluster, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("failed to list the %s (cluster-scoped): %w", what, err)
+	}
+	more, err := listAs[T](ctx, r, namespaced, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("failed to list the %s (namespaced): %w", what, err)
+	}
+	return append(out, more...), nil
 }
