@@ -18,6 +18,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cenkalti/backoff/v4"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -267,6 +268,49 @@ func (e *pinError) Unwrap() error { return e.err }
 func exchange(ctx context.Context, addr string, timeout time.Duration, cfg *tls.Config, req joinproto.Request) (joinproto.Response, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	// A hub that closes the connection before the TLS handshake is done is
+	// pacing new connections (its admission rate, a fleet joining or
+	// reconnecting at once): nothing was sent, so the exchange is tried
+	// again after a jittered backoff, within timeout.
+	b := backoff.WithContext(&backoff.ExponentialBackOff{
+		InitialInterval:     busyRetryInitialInterval,
+		RandomizationFactor: 0.5,
+		Multiplier:          2,
+		MaxInterval:         busyRetryMaxInterval,
+		Stop:                backoff.Stop,
+		Clock:               backoff.SystemClock,
+	}, ctx)
+	b.Reset()
+	for {
+		resp, err := exchangeOnce(ctx, addr, cfg, req)
+		var busy *busyError
+		if !errors.As(err, &busy) {
+			return resp, err
+		}
+		wait := b.NextBackOff()
+		if wait == backoff.Stop {
+			return resp, unreachable(addr, busy.err)
+		}
+		select {
+		case <-ctx.Done():
+			return resp, unreachable(addr, busy.err)
+		case <-time.After(wait):
+		}
+	}
+}
+
+// The backoff of exchange's retries of a busy hub.
+const (
+	busyRetryInitialInterval = 250 * time.Millisecond
+	busyRetryMaxInterval     = 5 * time.Second
+)
+
+// busyError is a connection the hub closed before the TLS handshake was done.
+type busyError struct{ err error }
+
+func (e *busyError) Error() string { return e.err.Error() }
+
+func exchangeOnce(ctx context.Context, addr string, cfg *tls.Config, req joinproto.Request) (joinproto.Response, error) {
 	raw, err := (&net.Dialer{}).DialContext(ctx, "tcp", addr)
 	if err != nil {
 		return joinproto.Response{}, unreachable(addr, err)
@@ -280,6 +324,9 @@ func exchange(ctx context.Context, addr string, timeout time.Duration, cfg *tls.
 		var pin *pinError
 		if errors.As(err, &pin) {
 			return joinproto.Response{}, pin
+		}
+		if tunnel.ClosedBeforeHandshake(err) {
+			return joinproto.Response{}, &busyError{err: err}
 		}
 		var alert tls.AlertError
 		if errors.As(err, &alert) || strings.Contains(err.Error(), "tls:") {

@@ -81,6 +81,18 @@ type Options struct {
 	// TunnelMaxConnections and TunnelMaxHandshakes cap the tunnel port's open
 	// connections and its not yet authorized ones. Defaults: 10000 and 64.
 	TunnelMaxConnections, TunnelMaxHandshakes int
+	// TunnelAdmissionRate and TunnelAdmissionBurst pace new connections to the
+	// tunnel port (tunnel.Server.Admission): after a burst, one a 1/rate
+	// second; faster ones are closed before their TLS handshake and their
+	// agents redial after a jittered backoff. A whole fleet reconnecting after
+	// a hub restart (or joining at once) then reaches the API server at this
+	// rate. Defaults: 50 a second and 100.
+	TunnelAdmissionRate  float64
+	TunnelAdmissionBurst int
+	// CacheSyncTimeout is how long a controller waits for the hub's caches to
+	// list the fleet at start-up before the hub gives up and exits (large
+	// fleets on a busy API server take minutes). Default: 5m.
+	CacheSyncTimeout time.Duration
 	// ReplicaLeaseDuration is how long this replica's Lease lasts (renewed every
 	// third of it); the leader records the members of a replica whose Lease
 	// expired as disconnected. Default: 15s.
@@ -139,6 +151,9 @@ func NewOptions() *Options {
 		TunnelStatusRate:            50,
 		TunnelMaxConnections:        10000,
 		TunnelMaxHandshakes:         64,
+		TunnelAdmissionRate:         50,
+		TunnelAdmissionBurst:        100,
+		CacheSyncTimeout:            5 * time.Minute,
 		ReplicaLeaseDuration:        15 * time.Second,
 		Workers: WorkerOptions{
 			Placement:     2,
@@ -179,6 +194,9 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.Float64Var(&o.TunnelStatusRate, "tunnel-status-rate", o.TunnelStatusRate, "Status reports per second one agent session may send; faster ones are read later.")
 	fs.IntVar(&o.TunnelMaxConnections, "tunnel-max-connections", o.TunnelMaxConnections, "Most connections the tunnel port holds at once.")
 	fs.IntVar(&o.TunnelMaxHandshakes, "tunnel-max-handshakes", o.TunnelMaxHandshakes, "Most tunnel-port connections not authorized yet (TLS or tunnel handshake, join exchange) at once.")
+	fs.Float64Var(&o.TunnelAdmissionRate, "tunnel-admission-rate", o.TunnelAdmissionRate, "New tunnel-port connections admitted per second after --tunnel-admission-burst; faster ones are closed before TLS and their agents redial later.")
+	fs.IntVar(&o.TunnelAdmissionBurst, "tunnel-admission-burst", o.TunnelAdmissionBurst, "New tunnel-port connections admitted at once before --tunnel-admission-rate paces them.")
+	fs.DurationVar(&o.CacheSyncTimeout, "cache-sync-timeout", o.CacheSyncTimeout, "How long the controllers wait for the hub's caches to sync at start-up before the hub exits.")
 	fs.DurationVar(&o.ReplicaLeaseDuration, "replica-lease-duration", o.ReplicaLeaseDuration, "How long this replica's Lease lasts; the leader records the members of a replica whose Lease expired as disconnected.")
 	fs.IntVar(&o.Workers.Placement, "placement-workers", o.Workers.Placement, "Placements the placement controller snapshots and reports at once.")
 	fs.IntVar(&o.Workers.Scheduler, "scheduler-workers", o.Workers.Scheduler, "Placements the scheduler schedules at once.")
@@ -246,6 +264,12 @@ func (o *Options) Validate() error {
 	}
 	if o.TunnelMaxConnections < 1 || o.TunnelMaxHandshakes < 1 {
 		return fmt.Errorf("--tunnel-max-connections and --tunnel-max-handshakes must be at least 1, got %d and %d", o.TunnelMaxConnections, o.TunnelMaxHandshakes)
+	}
+	if o.TunnelAdmissionRate <= 0 || o.TunnelAdmissionBurst < 1 {
+		return fmt.Errorf("--tunnel-admission-rate must be positive and --tunnel-admission-burst at least 1, got %g and %d", o.TunnelAdmissionRate, o.TunnelAdmissionBurst)
+	}
+	if o.CacheSyncTimeout < time.Second {
+		return fmt.Errorf("--cache-sync-timeout must be at least 1s, got %s", o.CacheSyncTimeout)
 	}
 	if o.ReplicaLeaseDuration < 3*time.Second {
 		return fmt.Errorf("--replica-lease-duration must be at least 3s, got %s", o.ReplicaLeaseDuration)

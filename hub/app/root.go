@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
@@ -136,7 +137,8 @@ func Run(ctx context.Context, opts *Options) error {
 		RetryPeriod:                   &retry,
 		// No controller reads managedFields: the cache keeps objects without
 		// them (a few KiB of every MemberCluster, Work and binding).
-		Cache: cache.Options{DefaultTransform: cache.TransformStripManagedFields()},
+		Cache:      cache.Options{DefaultTransform: cache.TransformStripManagedFields()},
+		Controller: config.Controller{CacheSyncTimeout: opts.CacheSyncTimeout},
 	})
 	if err != nil {
 		return fmt.Errorf("failed to create the controller manager: %w", err)

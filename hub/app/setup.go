@@ -75,6 +75,7 @@ func setupHub(_ context.Context, mgr ctrl.Manager, opts *Options) error {
 		StatusRate:                 opts.TunnelStatusRate,
 		MaxConnections:             opts.TunnelMaxConnections,
 		MaxHandshakes:              opts.TunnelMaxHandshakes,
+		Admission:                  rate.NewLimiter(rate.Limit(opts.TunnelAdmissionRate), opts.TunnelAdmissionBurst),
 		ReplicaLeaseDuration:       opts.ReplicaLeaseDuration,
 		Upsync:                     upsyncHandler,
 	}, mgr.GetClient(), direct, mgr.GetCache(), metrics.Registry, mgr.GetEventRecorder("tunnel"), mgr.GetLogger().WithName("tunnel"))

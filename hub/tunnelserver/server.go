@@ -15,6 +15,7 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/hashicorp/yamux"
 	"github.com/prometheus/client_golang/prometheus"
+	"golang.org/x/time/rate"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -80,6 +81,8 @@ type Options struct {
 	// tunnel.Server). Defaults: tunnel.DefaultMaxConnections and
 	// tunnel.DefaultMaxHandshakes.
 	MaxConnections, MaxHandshakes int
+	// Admission paces new connections (see tunnel.Server). Nil: no pacing.
+	Admission *rate.Limiter
 	// Upsync takes the agents' Upsync messages; nil drops them.
 	Upsync UpsyncHandler
 }
@@ -107,6 +110,9 @@ type Server struct {
 	mu       sync.Mutex
 	sessions map[string]*memberSession
 	ready    atomic.Bool
+	// stopping is set when Start's context ends: the sessions that end then
+	// write no disconnection (see serveSession).
+	stopping atomic.Bool
 	now      func() time.Time
 
 	// serving is the tunnel's current serving certificate.
@@ -227,6 +233,7 @@ func (s *Server) Start(ctx context.Context) error {
 		},
 		MaxConnections: s.opts.MaxConnections,
 		MaxHandshakes:  s.opts.MaxHandshakes,
+		Admission:      s.opts.Admission,
 		Tunnel: tunnel.ServerOptions{
 			Authorize:   s.authorize,
 			ReplicaName: s.opts.ReplicaName,
@@ -239,6 +246,7 @@ func (s *Server) Start(ctx context.Context) error {
 		Logger:   s.log,
 	}
 	s.ready.Store(true)
+	defer context.AfterFunc(ctx, func() { s.stopping.Store(true) })()
 	s.log.Info("serving agents", "address", l.Addr().String(), "advertise", s.opts.AdvertiseAddress, "caCertHash", ca.Hash())
 	err = srv.Serve(ctx, l)
 	if ctx.Err() != nil {

@@ -362,3 +362,55 @@ func TestAnImpostorIsRefusedAndOthersAreServed(t *testing.T) {
 	}
 	heartbeat(t, s, 1)
 }
+
+// A replica that stops writes no disconnections: its members stay connected
+// (a member that does not come back is the leader's sweep's, once the stopped
+// replica's Lease is gone), and the replica that takes the session over
+// records it.
+func TestAStoppingReplicaWritesNoDisconnections(t *testing.T) {
+	var cert tls.Certificate
+	var pool *x509.CertPool
+	var first int64
+	t.Run("the first replica", func(t *testing.T) {
+		addr := startServerWith(t, Options{ReplicaName: "stopping"})
+		cert, pool = joinMember(t, addr, "gamma")
+		s := dial(t, addr, "gamma", cert, pool)
+		if err := s.Work().Send(tunnel.WorkInventory{}); err != nil {
+			t.Fatal(err)
+		}
+		heartbeat(t, s, 1)
+		testenv.Eventually(t, 10*time.Second, func() error {
+			mc := member(t, "gamma")
+			if !conditions.IsTrue(mc.Status.Conditions, clusterv1beta1.ConditionAgentConnected) || mc.Status.AgentSession == nil {
+				return fmt.Errorf("status: %+v", mc.Status)
+			}
+			first = mc.Status.AgentSession.Generation
+			return nil
+		})
+	}) // the replica stops here, with the session open; its sessions have ended when it returns
+
+	mc := member(t, "gamma")
+	if !conditions.IsTrue(mc.Status.Conditions, clusterv1beta1.ConditionAgentConnected) {
+		t.Errorf("after the replica stopped AgentConnected is %+v, want still True", conditions.Get(mc.Status.Conditions, clusterv1beta1.ConditionAgentConnected))
+	}
+	if as := mc.Status.AgentSession; as == nil || as.Generation != first || as.HubReplica != "stopping" {
+		t.Errorf("after the replica stopped agentSession is %+v, want generation %d on replica stopping", as, first)
+	}
+
+	addr := startServerWith(t, Options{ReplicaName: "taking-over"})
+	s := dial(t, addr, "gamma", cert, pool)
+	if err := s.Work().Send(tunnel.WorkInventory{}); err != nil {
+		t.Fatal(err)
+	}
+	heartbeat(t, s, 1)
+	testenv.Eventually(t, 10*time.Second, func() error {
+		mc := member(t, "gamma")
+		if as := mc.Status.AgentSession; as == nil || as.HubReplica != "taking-over" || as.Generation <= first {
+			return fmt.Errorf("agentSession: %+v", as)
+		}
+		if !conditions.IsTrue(mc.Status.Conditions, clusterv1beta1.ConditionAgentConnected) {
+			return fmt.Errorf("AgentConnected: %+v", conditions.Get(mc.Status.Conditions, clusterv1beta1.ConditionAgentConnected))
+		}
+		return nil
+	})
+}

@@ -131,6 +131,16 @@ func (s *Server) serveSession(ctx context.Context, ss *tunnel.ServerSession) {
 		ms.mu.Lock()
 		reason := ms.endReason
 		ms.mu.Unlock()
+		if s.stopping.Load() {
+			// This replica is stopping: its agents redial at once (to it,
+			// restarted, or to another replica, whose session write takes
+			// over). Writing every member disconnected here would flap the
+			// whole fleet on each hub restart; a member that does not come
+			// back is recorded by the leader's sweep when this replica's
+			// Lease is gone (released when Start returns, or expired).
+			ms.log.V(1).Info("agent session ended by the hub's shutdown", "reason", reason)
+			return
+		}
 		ms.log.Info("agent disconnected", "reason", reason, "error", errString(err))
 		s.writeDisconnected(context.WithoutCancel(ctx), ms, reason)
 	}

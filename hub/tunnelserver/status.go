@@ -80,7 +80,9 @@ func (s *Server) writeConnected(ctx context.Context, ms *memberSession) {
 		as := mc.Status.AgentSession
 		return as == nil || as.Generation <= ms.generation
 	}
+	wasConnected := false
 	mc, held, _ := s.updateMember(ctx, ms.name, "connected", newest, func(mc *clusterv1beta1.MemberCluster) {
+		wasConnected = conditions.IsTrue(mc.Status.Conditions, clusterv1beta1.ConditionAgentConnected)
 		conditions.Set(&mc.Status.Conditions, clusterv1beta1.ConditionAgentConnected, metav1.ConditionTrue, clusterv1beta1.ReasonAgentConnected,
 			fmt.Sprintf("tunnel to hub replica %s since %s", s.opts.ReplicaName, ms.since.UTC().Format(time.RFC3339)), mc.Generation)
 		mc.Status.AgentSession = &clusterv1beta1.AgentSession{HubReplica: s.opts.ReplicaName, ConnectedSince: &since, Generation: ms.generation}
@@ -96,7 +98,10 @@ func (s *Server) writeConnected(ctx context.Context, ms *memberSession) {
 		s.lost(ms, "the member already has a newer session")
 		return
 	}
-	if mc != nil {
+	// An Event marks the transition only: a member that was connected (its
+	// session moved to another replica, or this hub restarted) gets none,
+	// so a restart does not cost an Event a member.
+	if mc != nil && !wasConnected {
 		s.recorder.Eventf(mc, nil, corev1.EventTypeNormal, clusterv1beta1.ReasonAgentConnected, "Connect",
 			"agent %s connected to hub replica %s", ms.sess.Hello().AgentVersion, s.opts.ReplicaName)
 	}

@@ -17,6 +17,9 @@ const (
 	handshakeAccepted = "accepted"
 	handshakeRefused  = "refused"
 	handshakeFailed   = "failed"
+
+	refusedOverCap  = "cap"
+	refusedOverRate = "rate"
 )
 
 // frameErrorReasons maps the errors counted by
@@ -51,7 +54,8 @@ type Metrics struct {
 	bytes       *prometheus.CounterVec
 	frameErrors *prometheus.CounterVec
 	handshakes  *prometheus.CounterVec
-	// refusedConns counts connections closed at accept (over a cap).
+	// refusedConns counts connections closed at accept, by reason (over a
+	// cap, or faster than Server.Admission paces).
 	refusedConns *prometheus.CounterVec
 	// frameSizes is flotilla_tunnel_frame_size_bytes (histograms.go).
 	frameSizes *prometheus.HistogramVec
@@ -69,7 +73,7 @@ type Metrics struct {
 //	flotilla_tunnel_frame_errors_total{reason}            frames or streams rejected, by reason
 //	flotilla_tunnel_handshakes_total{side,result}         session handshakes: accepted, refused, failed
 //	flotilla_tunnel_frame_size_bytes{stream,direction}    histogram of frame sizes (histograms.go)
-//	flotilla_tunnel_connections_refused_total             connections closed at accept (over Server's caps)
+//	flotilla_tunnel_connections_refused_total{reason}     connections closed at accept: over Server's caps ("cap") or its admission rate ("rate")
 func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 	m := &Metrics{
 		frames: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -90,8 +94,8 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 		}, []string{"side", "result"}),
 		refusedConns: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "flotilla_tunnel_connections_refused_total",
-			Help: "Connections the hub closed as soon as it accepted them, because too many connections or handshakes were open.",
-		}, []string{}),
+			Help: "Connections the hub closed as soon as it accepted them, by reason: too many connections or handshakes open (cap), or arriving faster than the admission rate (rate).",
+		}, []string{"reason"}),
 	}
 	var err error
 	if m.frameSizes, err = registerHistogram(reg, newFrameSizes()); err != nil {
@@ -146,11 +150,11 @@ func (m *Metrics) unexpectedStream() {
 	m.frameErrors.WithLabelValues(unexpectedStreamReason).Inc()
 }
 
-func (m *Metrics) connectionRefused() {
+func (m *Metrics) connectionRefused(reason string) {
 	if m == nil {
 		return
 	}
-	m.refusedConns.WithLabelValues().Inc()
+	m.refusedConns.WithLabelValues(reason).Inc()
 }
 
 func (m *Metrics) handshake(s side, err error) {

@@ -5,14 +5,17 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"runtime/debug"
 	"slices"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/go-logr/logr"
+	"golang.org/x/time/rate"
 )
 
 // Server accepts tunnel and join connections on one TLS listener and
@@ -57,6 +60,15 @@ type Server struct {
 	// handshake or in a join exchange at once, i.e. not authorized yet; more
 	// are closed as soon as they are accepted. Default DefaultMaxHandshakes.
 	MaxHandshakes int
+
+	// Admission paces new connections: one is served only when Admission
+	// allows it at once; the others are closed as soon as they are
+	// accepted, before any TLS work, and counted as refused (reason
+	// "rate"). Agents redial after their jittered backoff
+	// (RunWithReconnect), so a fleet that reconnects at once, after a hub
+	// restart, arrives at the limiter's rate instead of all together. Nil:
+	// no pacing.
+	Admission *rate.Limiter
 
 	// Logger receives the server's logs. Default: the logger in Serve's
 	// context, else none.
@@ -161,8 +173,14 @@ func (srv *Server) Serve(ctx context.Context, l net.Listener) error {
 		}
 		delay = 0
 		if conns.Load() >= int64(maxConns) || handshakes.Load() >= int64(maxHandshakes) {
-			srv.Tunnel.Metrics.connectionRefused()
+			srv.Tunnel.Metrics.connectionRefused(refusedOverCap)
 			log.V(1).Info("Closing a connection over the caps", "connections", conns.Load(), "handshakes", handshakes.Load())
+			_ = conn.Close()
+			continue
+		}
+		if srv.Admission != nil && !srv.Admission.Allow() {
+			srv.Tunnel.Metrics.connectionRefused(refusedOverRate)
+			log.V(2).Info("Closing a connection over the admission rate")
 			_ = conn.Close()
 			continue
 		}
@@ -235,4 +253,12 @@ func (srv *Server) serveConn(ctx context.Context, conn net.Conn, cfg *tls.Config
 	default:
 		log.V(1).Info("Closing a connection that negotiated no served protocol", "protocol", proto, "served", cfg.NextProtos)
 	}
+}
+
+// ClosedBeforeHandshake reports whether err, from a client's TLS handshake
+// with the hub, is the connection closed before the handshake was done: what
+// Server does to a connection over its admission rate or caps. Nothing was
+// exchanged, so the client may try again after a backoff.
+func ClosedBeforeHandshake(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET)
 }

@@ -17,6 +17,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cenkalti/backoff/v4"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
@@ -85,9 +86,20 @@ func (m *member) join(ctx context.Context, addr, caHash, token string) error {
 			return err
 		},
 	}}
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	conn, err := d.DialContext(ctx, "tcp", addr)
+	// A hub pacing connections closes this one before the TLS handshake;
+	// `agent join` tries again after a backoff, and so does this.
+	b := backoff.WithContext(backoff.NewExponentialBackOff(backoff.WithInitialInterval(250*time.Millisecond), backoff.WithMaxInterval(5*time.Second)), ctx)
+	var conn net.Conn
+	err = backoff.Retry(func() error {
+		var err error
+		conn, err = d.DialContext(ctx, "tcp", addr)
+		if err != nil && !tunnel.ClosedBeforeHandshake(err) {
+			return backoff.Permanent(err)
+		}
+		return err
+	}, b)
 	if err != nil {
 		return fmt.Errorf("join %s: %w", m.name, err)
 	}
@@ -119,8 +131,20 @@ func (m *member) join(ctx context.Context, addr, caHash, token string) error {
 }
 
 // run keeps the member connected until ctx ends or it is killed, redialling
-// 1-2 s (jittered) after a session ends. dialSlots bounds dials at once.
+// as the real agent does (tunnel.RunWithReconnect's defaults): after an
+// exponential, jittered backoff that a session of a minute or more resets, so
+// the hub's admission pacing sees what a real fleet does. dialSlots bounds
+// dials at once.
 func (m *member) run(ctx context.Context, addr string, dialSlots chan struct{}) {
+	b := &backoff.ExponentialBackOff{
+		InitialInterval:     tunnel.DefaultReconnectInitialInterval,
+		RandomizationFactor: tunnel.DefaultReconnectRandomizationFactor,
+		Multiplier:          tunnel.DefaultReconnectMultiplier,
+		MaxInterval:         tunnel.DefaultReconnectMaxInterval,
+		Stop:                backoff.Stop,
+		Clock:               backoff.SystemClock,
+	}
+	b.Reset()
 	for ctx.Err() == nil && !m.killed.Load() {
 		m.mu.Lock()
 		wait := time.Until(m.pause)
@@ -144,7 +168,11 @@ func (m *member) run(ctx context.Context, addr string, dialSlots chan struct{}) 
 		s, tconn, err := m.dial(ctx, addr)
 		<-dialSlots
 		if err == nil {
+			began := time.Now()
 			m.serve(ctx, s, tconn)
+			if time.Since(began) >= tunnel.DefaultReconnectResetAfter {
+				b.Reset()
+			}
 		}
 		if m.bad && m.closedByHub.Load() {
 			return // a bad member is counted once and stays away
@@ -152,7 +180,7 @@ func (m *member) run(ctx context.Context, addr string, dialSlots chan struct{}) 
 		select {
 		case <-ctx.Done():
 			return
-		case <-time.After(time.Second + rand.N(time.Second)):
+		case <-time.After(b.NextBackOff()):
 		}
 	}
 }

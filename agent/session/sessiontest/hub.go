@@ -21,6 +21,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/time/rate"
+
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
 	"github.com/flotilla-io/flotilla/hub/pki"
 	joinproto "github.com/flotilla-io/flotilla/pkg/join"
@@ -41,6 +43,10 @@ type Options struct {
 	// MemberLifetime is how long the member certificates it signs are
 	// valid. Default: pki.DefaultMemberLifetime.
 	MemberLifetime time.Duration
+	// Admission and Metrics are the tunnel server's (tunnel.Server.Admission,
+	// ServerOptions.Metrics). Default: no pacing, no metrics.
+	Admission *rate.Limiter
+	Metrics   *tunnel.Metrics
 }
 
 // Hub is a running fake hub.
@@ -88,9 +94,10 @@ func Start(t testing.TB, opts Options) *Hub {
 			ClientAuth:   tls.VerifyClientCertIfGiven,
 			ClientCAs:    ca.Pool(),
 		},
-		Tunnel:   tunnel.ServerOptions{HeartbeatPeriod: opts.HeartbeatPeriod, ReplicaName: "fake-hub"},
-		OnTunnel: h.serveTunnel,
-		OnJoin:   h.serveJoin,
+		Tunnel:    tunnel.ServerOptions{HeartbeatPeriod: opts.HeartbeatPeriod, ReplicaName: "fake-hub", Metrics: opts.Metrics},
+		OnTunnel:  h.serveTunnel,
+		OnJoin:    h.serveJoin,
+		Admission: opts.Admission,
 	}
 	go func() {
 		defer close(h.done)
