@@ -347,6 +347,8 @@ func (s *sim) restartPhase(ctx context.Context) (float64, int64, error) {
 	}
 	r0 := reapplies()
 	s.hub.stop()
+	// From the new hub process's start: its caches' sync of the fleet is
+	// part of the re-sync.
 	start := time.Now()
 	if err := s.hub.start(ctx); err != nil {
 		return 0, 0, err

@@ -26,6 +26,7 @@ import (
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
 	"github.com/flotilla-io/flotilla/hub/pki"
 	joinproto "github.com/flotilla-io/flotilla/pkg/join"
+	"github.com/flotilla-io/flotilla/pkg/poll"
 	"github.com/flotilla-io/flotilla/pkg/tunnel"
 	"github.com/flotilla-io/flotilla/pkg/workhash"
 )
@@ -361,15 +362,5 @@ func (h *Hub) ClientTLSConfig(t testing.TB, name string) *tls.Config {
 // test with its last error if that does not happen within timeout.
 func Eventually(t testing.TB, timeout time.Duration, check func() error) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		err := check()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("not within %s: %v", timeout, err)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	poll.Eventually(t, timeout, 100*time.Millisecond, check)
 }
