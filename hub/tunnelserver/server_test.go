@@ -373,14 +373,14 @@ func TestAStoppingReplicaWritesNoDisconnections(t *testing.T) {
 	var first int64
 	t.Run("the first replica", func(t *testing.T) {
 		addr := startServerWith(t, Options{ReplicaName: "stopping"})
-		cert, pool = joinMember(t, addr, "gamma")
-		s := dial(t, addr, "gamma", cert, pool)
+		cert, pool = joinMember(t, addr, "stopping-member")
+		s := dial(t, addr, "stopping-member", cert, pool)
 		if err := s.Work().Send(tunnel.WorkInventory{}); err != nil {
 			t.Fatal(err)
 		}
 		heartbeat(t, s, 1)
 		testenv.Eventually(t, 10*time.Second, func() error {
-			mc := member(t, "gamma")
+			mc := member(t, "stopping-member")
 			if !conditions.IsTrue(mc.Status.Conditions, clusterv1beta1.ConditionAgentConnected) || mc.Status.AgentSession == nil {
 				return fmt.Errorf("status: %+v", mc.Status)
 			}
@@ -389,7 +389,7 @@ func TestAStoppingReplicaWritesNoDisconnections(t *testing.T) {
 		})
 	}) // the replica stops here, with the session open; its sessions have ended when it returns
 
-	mc := member(t, "gamma")
+	mc := member(t, "stopping-member")
 	if !conditions.IsTrue(mc.Status.Conditions, clusterv1beta1.ConditionAgentConnected) {
 		t.Errorf("after the replica stopped AgentConnected is %+v, want still True", conditions.Get(mc.Status.Conditions, clusterv1beta1.ConditionAgentConnected))
 	}
@@ -398,13 +398,13 @@ func TestAStoppingReplicaWritesNoDisconnections(t *testing.T) {
 	}
 
 	addr := startServerWith(t, Options{ReplicaName: "taking-over"})
-	s := dial(t, addr, "gamma", cert, pool)
+	s := dial(t, addr, "stopping-member", cert, pool)
 	if err := s.Work().Send(tunnel.WorkInventory{}); err != nil {
 		t.Fatal(err)
 	}
 	heartbeat(t, s, 1)
 	testenv.Eventually(t, 10*time.Second, func() error {
-		mc := member(t, "gamma")
+		mc := member(t, "stopping-member")
 		if as := mc.Status.AgentSession; as == nil || as.HubReplica != "taking-over" || as.Generation <= first {
 			return fmt.Errorf("agentSession: %+v", as)
 		}
