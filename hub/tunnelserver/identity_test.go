@@ -45,11 +45,7 @@ func tryDial(addr, name string, cert tls.Certificate, pool *x509.CertPool) error
 // connected opens a session for a joined member and checks that it works.
 func connected(t *testing.T, addr, name string, cert tls.Certificate, pool *x509.CertPool) *tunnel.ClientSession {
 	t.Helper()
-	s := dial(t, addr, name, cert, pool)
-	if err := s.Work().Send(tunnel.WorkInventory{}); err != nil {
-		t.Fatal(err)
-	}
-	heartbeat(t, s, 1)
+	s := connect(t, addr, name, cert, pool)
 	return s
 }
 

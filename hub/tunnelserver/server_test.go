@@ -160,6 +160,14 @@ func joinWith(t *testing.T, addr, name, token string) (tls.Certificate, *x509.Ce
 
 func dial(t *testing.T, addr, name string, cert tls.Certificate, pool *x509.CertPool) *tunnel.ClientSession {
 	t.Helper()
+	s := dialUnmanaged(t, addr, name, cert, pool)
+	t.Cleanup(func() { _ = s.Close() })
+	return s
+}
+
+// dialUnmanaged is dial without closing the session when the test ends.
+func dialUnmanaged(t *testing.T, addr, name string, cert tls.Certificate, pool *x509.CertPool) *tunnel.ClientSession {
+	t.Helper()
 	s, err := tunnel.Dial(context.Background(), tunnel.DialOptions{
 		Address:       addr,
 		TLSConfig:     &tls.Config{Certificates: []tls.Certificate{cert}, RootCAs: pool, ServerName: "127.0.0.1", NextProtos: []string{tunnel.ALPNTunnel}},
@@ -168,7 +176,18 @@ func dial(t *testing.T, addr, name string, cert tls.Certificate, pool *x509.Cert
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = s.Close() })
+	return s
+}
+
+// connect dials as name, sends an empty inventory and a first heartbeat (and
+// waits for its ack): a member that holds nothing and is healthy.
+func connect(t *testing.T, addr, name string, cert tls.Certificate, pool *x509.CertPool) *tunnel.ClientSession {
+	t.Helper()
+	s := dial(t, addr, name, cert, pool)
+	if err := s.Work().Send(tunnel.WorkInventory{}); err != nil {
+		t.Fatal(err)
+	}
+	heartbeat(t, s, 1)
 	return s
 }
 
@@ -221,11 +240,7 @@ func TestHeartbeatsAreKeptInMemoryAndSilenceDisconnects(t *testing.T) {
 	if err := env.Client.Update(ctx, mc); err != nil {
 		t.Fatal(err)
 	}
-	s := dial(t, addr, "alpha", cert, pool)
-	if err := s.Work().Send(tunnel.WorkInventory{}); err != nil {
-		t.Fatal(err)
-	}
-	heartbeat(t, s, 1)
+	s := connect(t, addr, "alpha", cert, pool)
 	testenv.Eventually(t, 10*time.Second, func() error {
 		mc := member(t, "alpha")
 		if !conditions.IsTrue(mc.Status.Conditions, clusterv1beta1.ConditionAgentConnected) ||
@@ -356,11 +371,7 @@ func TestAnImpostorIsRefusedAndOthersAreServed(t *testing.T) {
 	if err == nil {
 		t.Fatal("a certificate of gamma opened a tunnel as delta")
 	}
-	s := dial(t, addr, "gamma", cert, pool)
-	if err := s.Work().Send(tunnel.WorkInventory{}); err != nil {
-		t.Fatal(err)
-	}
-	heartbeat(t, s, 1)
+	connect(t, addr, "gamma", cert, pool)
 }
 
 // A replica that stops writes no disconnections: its members stay connected
@@ -371,10 +382,21 @@ func TestAStoppingReplicaWritesNoDisconnections(t *testing.T) {
 	var cert tls.Certificate
 	var pool *x509.CertPool
 	var first int64
+	t.Cleanup(func() {
+		_ = env.Client.Delete(context.Background(), &clusterv1beta1.MemberCluster{ObjectMeta: metav1.ObjectMeta{Name: "stopping-member"}})
+	})
 	t.Run("the first replica", func(t *testing.T) {
+		// The session is closed only after the replica has stopped (cleanups
+		// run last-registered first): the replica ends it, not the agent.
+		var s *tunnel.ClientSession
+		t.Cleanup(func() {
+			if s != nil {
+				_ = s.Close()
+			}
+		})
 		addr := startServerWith(t, Options{ReplicaName: "stopping"})
 		cert, pool = joinMember(t, addr, "stopping-member")
-		s := dial(t, addr, "stopping-member", cert, pool)
+		s = dialUnmanaged(t, addr, "stopping-member", cert, pool)
 		if err := s.Work().Send(tunnel.WorkInventory{}); err != nil {
 			t.Fatal(err)
 		}
@@ -398,11 +420,7 @@ func TestAStoppingReplicaWritesNoDisconnections(t *testing.T) {
 	}
 
 	addr := startServerWith(t, Options{ReplicaName: "taking-over"})
-	s := dial(t, addr, "stopping-member", cert, pool)
-	if err := s.Work().Send(tunnel.WorkInventory{}); err != nil {
-		t.Fatal(err)
-	}
-	heartbeat(t, s, 1)
+	connect(t, addr, "stopping-member", cert, pool)
 	testenv.Eventually(t, 10*time.Second, func() error {
 		mc := member(t, "stopping-member")
 		if as := mc.Status.AgentSession; as == nil || as.HubReplica != "taking-over" || as.Generation <= first {

@@ -60,11 +60,7 @@ func TestPropertiesChanged(t *testing.T) {
 func TestSteadyHeartbeatsWriteNothingUntilAPropertyCrossesItsThreshold(t *testing.T) {
 	addr := startServer(t)
 	cert, pool := joinMember(t, addr, "steady")
-	s := dial(t, addr, "steady", cert, pool)
-	if err := s.Work().Send(tunnel.WorkInventory{}); err != nil {
-		t.Fatal(err)
-	}
-	heartbeat(t, s, 1)
+	s := connect(t, addr, "steady", cert, pool)
 	testenv.Eventually(t, 10*time.Second, func() error {
 		mc := member(t, "steady")
 		if !conditions.IsTrue(mc.Status.Conditions, clusterv1beta1.ConditionHealthy) || mc.Status.ResourceUsage.Available.Cpu().String() != "6" {
