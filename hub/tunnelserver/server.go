@@ -110,10 +110,11 @@ type Server struct {
 	mu       sync.Mutex
 	sessions map[string]*memberSession
 	ready    atomic.Bool
-	// stopping is set when Start's context ends: the sessions that end then
-	// write no disconnection (see serveSession).
-	stopping atomic.Bool
-	now      func() time.Time
+	// life is Start's context: sessions that end once it is done end because
+	// this replica is stopping, and write no disconnection (serveSession).
+	// Its Err is set before any session sees it done, so the check is exact.
+	life context.Context
+	now  func() time.Time
 
 	// serving is the tunnel's current serving certificate.
 	serving atomic.Pointer[tls.Certificate]
@@ -245,8 +246,8 @@ func (s *Server) Start(ctx context.Context) error {
 		OnJoin:   joinHandler.ServeConn,
 		Logger:   s.log,
 	}
+	s.life = ctx
 	s.ready.Store(true)
-	defer context.AfterFunc(ctx, func() { s.stopping.Store(true) })()
 	s.log.Info("serving agents", "address", l.Addr().String(), "advertise", s.opts.AdvertiseAddress, "caCertHash", ca.Hash())
 	err = srv.Serve(ctx, l)
 	if ctx.Err() != nil {

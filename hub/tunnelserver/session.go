@@ -131,7 +131,7 @@ func (s *Server) serveSession(ctx context.Context, ss *tunnel.ServerSession) {
 		ms.mu.Lock()
 		reason := ms.endReason
 		ms.mu.Unlock()
-		if s.stopping.Load() {
+		if s.life != nil && s.life.Err() != nil {
 			// This replica is stopping: its agents redial at once (to it,
 			// restarted, or to another replica, whose session write takes
 			// over). Writing every member disconnected here would flap the
