@@ -388,12 +388,15 @@ func (a *Applier) get(ctx context.Context, m *manifest) (*unstructured.Unstructu
 }
 
 // cachedGet returns the object of a resolved manifest from the watch's cache when it
-// can answer, else from the member's API server.
+// holds it, else from the member's API server. It is only asked about applied
+// manifests, so a cache without the object is more likely behind the apply that
+// just created it than right: the API server answers then (a missing object costs
+// a read; a present one, the usual case, none).
 func (a *Applier) cachedGet(ctx context.Context, m *manifest) (*unstructured.Unstructured, error) {
 	// The watch sees only what the agent applied (LabelAppliedBy); a create-only
 	// object never carries that label.
 	if a.watch != nil && !createOnly(m) {
-		if live, found := a.watch.get(m.mapping.Resource, m.obj.GetNamespace(), m.obj.GetName()); found {
+		if live, found := a.watch.get(m.mapping.Resource, m.obj.GetNamespace(), m.obj.GetName()); found && live != nil {
 			return live, nil
 		}
 	}
