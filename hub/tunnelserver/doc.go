@@ -15,6 +15,6 @@
 // one's status. A replica that stops writes no disconnections (the replica
 // that takes the session over writes it; the leader's sweep records a member
 // that does not come back once this replica's Lease is gone), and a member that
-// was connected already gets no Connect Event. The serving certificate is kept in a Secret and reissued after
-// two thirds of its lifetime (hub/pki).
+// was connected already gets no Connect Event. The serving certificate is kept
+// in a Secret and reissued after two thirds of its lifetime (hub/pki).
 package tunnelserver
