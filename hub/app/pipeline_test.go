@@ -13,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -139,12 +140,16 @@ func TestPipelineFromPlacementToWorkAndBack(t *testing.T) {
 
 	// Changing only what the Works carry from the placement (delete strategy, status
 	// feedback) reaches the Work, without a new resource snapshot.
-	if err := c.Get(ctx, types.NamespacedName{Name: "app"}, crp); err != nil {
-		t.Fatal(err)
-	}
-	crp.Spec.Strategy.DeleteStrategy = &placementv1beta1.DeleteStrategy{PropagationPolicy: placementv1beta1.DeletePropagationPolicyAbandon}
-	crp.Spec.StatusFeedback = []placementv1beta1.StatusFeedbackRule{{Version: "v1", Kind: "ConfigMap", JSONPaths: []placementv1beta1.JSONPathRule{{Name: "k", Path: ".data.k"}}}}
-	if err := c.Update(ctx, crp); err != nil {
+	// The controllers write the placement too (status): a conflict is retried
+	// on a fresh read, as any client of the API does.
+	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if err := c.Get(ctx, types.NamespacedName{Name: "app"}, crp); err != nil {
+			return err
+		}
+		crp.Spec.Strategy.DeleteStrategy = &placementv1beta1.DeleteStrategy{PropagationPolicy: placementv1beta1.DeletePropagationPolicyAbandon}
+		crp.Spec.StatusFeedback = []placementv1beta1.StatusFeedbackRule{{Version: "v1", Kind: "ConfigMap", JSONPaths: []placementv1beta1.JSONPathRule{{Name: "k", Path: ".data.k"}}}}
+		return c.Update(ctx, crp)
+	}); err != nil {
 		t.Fatal(err)
 	}
 	testenv.Eventually(t, 30*time.Second, func() error {
