@@ -408,7 +408,7 @@ func (a *Applier) watchApplied(s *scope) {
 	if a.watch == nil {
 		return
 	}
-	var blockers []objectRef
+	var blockers []blocker
 	for i, m := range s.manifests {
 		if m.mapping == nil {
 			continue
@@ -417,7 +417,10 @@ func (a *Applier) watchApplied(s *scope) {
 		case s.results[i].applied == metav1.ConditionTrue:
 			a.watch.ensure(m.mapping.Resource, m.obj.GetNamespace())
 		case s.results[i].reason == placementv1beta1.ReasonNotTakenOver:
-			blockers = append(blockers, objectRef{gvr: m.mapping.Resource, namespace: m.obj.GetNamespace(), name: m.obj.GetName()})
+			blockers = append(blockers, blocker{
+				ref:             objectRef{gvr: m.mapping.Resource, namespace: m.obj.GetNamespace(), name: m.obj.GetName()},
+				resourceVersion: s.results[i].blocker,
+			})
 		}
 	}
 	a.watch.watchBlockers(s.work.Name, blockers)

@@ -52,6 +52,9 @@ type result struct {
 	drift *placementv1beta1.DriftDetails
 	// corrections are the drifts of the object the Applier reverted; nil if none.
 	corrections *placementv1beta1.DriftCorrections
+	// blocker is the resourceVersion of the object not taken over, as the apply saw
+	// it: its watch takes any other version for a change.
+	blocker string
 }
 
 const appliedMessage = "applied"
@@ -64,8 +67,10 @@ func failed(message string) result {
 	return result{applied: metav1.ConditionFalse, reason: placementv1beta1.ReasonApplyFailed, message: message}
 }
 
-func notTakenOver(message string, diff *placementv1beta1.DiffDetails) result {
-	return result{applied: metav1.ConditionFalse, reason: placementv1beta1.ReasonNotTakenOver, message: message, diff: diff}
+// notTakenOver is the result of a manifest whose object on the member, live, is not
+// taken over.
+func notTakenOver(live *unstructured.Unstructured, message string, diff *placementv1beta1.DiffDetails) result {
+	return result{applied: metav1.ConditionFalse, reason: placementv1beta1.ReasonNotTakenOver, message: message, diff: diff, blocker: live.GetResourceVersion()}
 }
 
 // reported is the result of a manifest compared under ReportDiff; applied then
@@ -189,12 +194,12 @@ func (a *Applier) checkTakeOver(ctx context.Context, s *scope, m *manifest, live
 		origin = fmt.Sprintf("was applied by Work %q", previousWork)
 	}
 	if a.opts.OnHub && previousWork == "" {
-		return notTakenOver(fmt.Sprintf("%s already exists on the hub and %s; the agent of the hub joined as a member never takes over an object no Work applied: on the hub it may be the source a placement selects",
+		return notTakenOver(live, fmt.Sprintf("%s already exists on the hub and %s; the agent of the hub joined as a member never takes over an object no Work applied: on the hub it may be the source a placement selects",
 			m.describe(), origin), nil), true
 	}
 	switch s.strategy.WhenToTakeOver {
 	case placementv1beta1.WhenToTakeOverNever:
-		return notTakenOver(fmt.Sprintf("%s already exists on the member cluster and %s; applyStrategy.whenToTakeOver is Never",
+		return notTakenOver(live, fmt.Sprintf("%s already exists on the member cluster and %s; applyStrategy.whenToTakeOver is Never",
 			m.describe(), origin), nil), true
 	case placementv1beta1.WhenToTakeOverIfNoDiff:
 		diffs, total, err := a.diff(ctx, m, live, s.work.Name, s.strategy.ComparisonOption)
@@ -204,7 +209,7 @@ func (a *Applier) checkTakeOver(ctx context.Context, s *scope, m *manifest, live
 		if total == 0 {
 			return result{}, false
 		}
-		return notTakenOver(fmt.Sprintf("%s already exists on the member cluster, %s and differs from the hub in %s (first: %s); applyStrategy.whenToTakeOver is IfNoDiff",
+		return notTakenOver(live, fmt.Sprintf("%s already exists on the member cluster, %s and differs from the hub in %s (first: %s); applyStrategy.whenToTakeOver is IfNoDiff",
 			m.describe(), origin, plural(total, "field"), diffs[0].Path), diffDetails(live, diffs)), true
 	default:
 		return result{}, false

@@ -151,30 +151,37 @@ func (w *watcher) resources() int {
 	return len(w.informers)
 }
 
+// blocker is an object that keeps a manifest of a Work from being applied, with the
+// resourceVersion the apply saw ("" if unknown).
+type blocker struct {
+	ref             objectRef
+	resourceVersion string
+}
+
 // watchBlockers sets the objects that keep manifests of a Work from being applied
 // (objects that are not the Work's and that whenToTakeOver refuses to take over):
 // each is watched by name, without the applied-by label the other informers select
 // on, and its change or deletion calls onChange with the Work, so that the Work is
 // applied again at once rather than at its next retry. Watches of objects no longer
-// in refs stop; an empty refs stops all of the Work's.
-func (w *watcher) watchBlockers(work string, refs []objectRef) {
+// in blockers stop; an empty blockers stops all of the Work's.
+func (w *watcher) watchBlockers(work string, blockers []blocker) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.closed {
 		return
 	}
 	have := w.blockers[work]
-	want := make(map[objectRef]bool, len(refs))
-	for _, ref := range refs {
-		want[ref] = true
-		if _, ok := have[ref]; ok {
+	want := make(map[objectRef]bool, len(blockers))
+	for _, b := range blockers {
+		want[b.ref] = true
+		if _, ok := have[b.ref]; ok {
 			continue
 		}
 		if have == nil {
 			have = map[objectRef]chan struct{}{}
 			w.blockers[work] = have
 		}
-		have[ref] = w.startBlockerWatch(work, ref)
+		have[b.ref] = w.startBlockerWatch(work, b)
 	}
 	for ref, stop := range have {
 		if !want[ref] {
@@ -188,13 +195,17 @@ func (w *watcher) watchBlockers(work string, refs []objectRef) {
 }
 
 // startBlockerWatch runs an informer on one object and returns its stop channel.
-// The object's first appearance (the informer's initial list) is not a change.
-func (w *watcher) startBlockerWatch(work string, ref objectRef) chan struct{} {
-	inf := informer.Object(w.dynamic, ref.gvr, ref.namespace, ref.name)
+// The watch starts after the apply that saw the object, so what happened in between
+// counts too: an initial list that holds the object at another resourceVersion, or
+// does not hold it at all, is a change; the object as the apply saw it is not.
+func (w *watcher) startBlockerWatch(work string, b blocker) chan struct{} {
+	inf := informer.Object(w.dynamic, b.ref.gvr, b.ref.namespace, b.ref.name)
 	changed := func(any) { w.onChange(work) }
 	_, _ = inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc: func(obj any) {
-			if inf.HasSynced() {
+			o, ok := obj.(metav1.Object)
+			seen := ok && b.resourceVersion != "" && o.GetResourceVersion() == b.resourceVersion
+			if !seen && (b.resourceVersion != "" || inf.HasSynced()) {
 				changed(obj)
 			}
 		},
@@ -203,6 +214,11 @@ func (w *watcher) startBlockerWatch(work string, ref objectRef) chan struct{} {
 	})
 	stop := make(chan struct{})
 	go inf.Run(stop)
+	go func() {
+		if cache.WaitForCacheSync(stop, inf.HasSynced) && len(inf.GetStore().ListKeys()) == 0 {
+			changed(nil) // gone before the watch began
+		}
+	}()
 	return stop
 }
 

@@ -444,3 +444,40 @@ func TestAnObjectThatKeepsAManifestFromBeingAppliedIsWatchedUntilItGoes(t *testi
 		t.Errorf("blocker watches after the apply succeeded = %d, want 0", got)
 	}
 }
+
+// A blocker's watch begins after the apply that refused it: a deletion or an edit
+// in between is a change all the same (CI once deleted the blocker in that gap, and
+// the Work waited for its next retry).
+func TestABlockerThatChangesBeforeItsWatchBeginsIsAChange(t *testing.T) {
+	const ns = "watch-blocker-gap"
+	createNamespace(t, ns)
+	configMaps := schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
+	for _, tc := range []struct {
+		name   string
+		change func(t *testing.T, name string)
+	}{
+		{name: "deleted", change: func(t *testing.T, name string) {
+			if err := env.Client.Delete(context.Background(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{name: "edited", change: func(t *testing.T, name string) {
+			editConfigMap(t, ns, name, func(cm *corev1.ConfigMap) { cm.Data["k"] = "edited" })
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			createConfigMap(t, ns, tc.name, map[string]string{"k": "member"})
+			seen := &corev1.ConfigMap{}
+			if err := env.Client.Get(context.Background(), types.NamespacedName{Namespace: ns, Name: tc.name}, seen); err != nil {
+				t.Fatal(err)
+			}
+			a, changed := watchingApplier(t, "records-watch-gap-"+tc.name)
+			tc.change(t, tc.name)
+			a.watch.watchBlockers("gap", []blocker{{
+				ref:             objectRef{gvr: configMaps, namespace: ns, name: tc.name},
+				resourceVersion: seen.ResourceVersion,
+			}})
+			waitForChange(t, changed, "gap")
+		})
+	}
+}
