@@ -17,10 +17,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
@@ -49,8 +51,23 @@ var taintChanges = prometheus.NewCounterVec(prometheus.CounterOpts{
 
 func init() { metrics.Registry.MustRegister(taintChanges) }
 
-// Reconcile handles one MemberCluster.
+// conflictRetry is how soon a MemberCluster another writer changed while it was
+// reconciled is read again.
+const conflictRetry = 200 * time.Millisecond
+
+// Reconcile handles one MemberCluster. A write that loses to another writer's
+// (the tunnel server's status, a user's edit: the usual case while a fleet joins)
+// is not an error: the member is read again shortly, without an error's log.
 func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (ctrl.Result, error) {
+	result, err := r.reconcile(ctx, req)
+	if apierrors.IsConflict(err) {
+		log.FromContext(ctx).V(1).Info("The MemberCluster changed while it was reconciled; reading it again", "error", err.Error())
+		return ctrl.Result{RequeueAfter: conflictRetry}, nil
+	}
+	return result, err
+}
+
+func (r *Reconciler) reconcile(ctx context.Context, req reconcile.Request) (ctrl.Result, error) {
 	mc := &clusterv1beta1.MemberCluster{}
 	if err := r.Client.Get(ctx, req.NamespacedName, mc); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
