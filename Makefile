@@ -114,11 +114,11 @@ fleetsim: tools ## Simulate FLEETSIM_MEMBERS members against a real hub and repo
 	$(GO) run ./tools/fleetsim --members $(FLEETSIM_MEMBERS) --placements $(FLEETSIM_PLACEMENTS) --duration $(FLEETSIM_DURATION) --kill 1 --churn 6 --bad-members 1
 
 .PHONY: fleetsim-smoke
-fleetsim-smoke: tools ## A two-minute fleetsim run (5 members, a kill, a bad member) with assertions; not part of `make test`.
+fleetsim-smoke: tools ## A one-minute fleetsim run (5 members, a kill, a bad member, a hub restart) with assertions; part of `make test`.
 	$(GO) test -tags fleetsim -count=1 -timeout 10m -v ./tools/fleetsim/
 
 .PHONY: test
-test: tools verify unit fuzz e2e e2e-kind-smoke ## Everything CI runs: verify, unit, envtest, a short fuzz run, e2e on kwok and the kind smoke suite.
+test: tools verify unit fuzz fleetsim-smoke e2e e2e-kind-smoke ## Everything CI runs: verify, unit, envtest, a short fuzz run, the fleetsim smoke run, e2e on kwok and the kind smoke suite.
 
 ##@ Local fleet
 
