@@ -108,3 +108,11 @@ func SkipObject(obj *unstructured.Unstructured) (bool, string) {
 func isMemberNamespace(ns string) bool {
 	return strings.HasPrefix(ns, clusterv1beta1.MemberNamespacePrefix)
 }
+
+// selectable reports whether a placement may select objects of a resource.
+func selectable(gr schema.GroupResource) bool {
+	if skippedGroups[gr.Group] && !envelopeResources[gr] {
+		return false
+	}
+	return !skippedResources[gr]
+}

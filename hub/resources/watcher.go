@@ -34,7 +34,11 @@ type Change struct {
 
 // Options configures a Watcher.
 type Options struct {
-	// RediscoveryInterval is how often new kinds (CRDs) are looked for. Default: 30s.
+	// RediscoveryInterval is how often new kinds are looked for regardless of
+	// CRDs (an aggregated API that comes up, a CRD whose serving lagged its
+	// Established condition). Default: 30s. A CRD that becomes Established is
+	// looked for at once (and every second, up to crdRetries times, until
+	// discovery serves it).
 	RediscoveryInterval time.Duration
 	// SyncTimeout bounds the wait for a kind's cache to fill. Default: 10s.
 	SyncTimeout time.Duration
@@ -55,7 +59,21 @@ type Watcher struct {
 	// started is closed once Start has discovered the kinds and started their
 	// informers; selection waits for it.
 	started chan struct{}
+	// newCRDs holds the kinds of Established CRDs that discovery has not served
+	// yet; crdEstablished wakes Start to look for them.
+	newCRDs        map[schema.GroupVersionKind]bool
+	crdEstablished chan struct{}
 }
+
+var crdKind = schema.GroupVersionKind{Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinition"}
+
+const (
+	// crdRetry is how soon discovery is asked again for an Established CRD's kinds
+	// it did not serve yet, crdRetries how many times before the periodic
+	// rediscovery takes over.
+	crdRetry   = time.Second
+	crdRetries = 10
+)
 
 type apiResource struct {
 	gvr        schema.GroupVersionResource
@@ -86,6 +104,9 @@ func NewWatcher(cfg *rest.Config, log logr.Logger, opts Options) (*Watcher, erro
 		kinds:     map[schema.GroupVersionKind]apiResource{},
 		informers: map[schema.GroupVersionResource]informers.GenericInformer{},
 		started:   make(chan struct{}),
+
+		newCRDs:        map[schema.GroupVersionKind]bool{},
+		crdEstablished: make(chan struct{}, 1),
 	}, nil
 }
 
@@ -112,17 +133,101 @@ func (w *Watcher) Start(ctx context.Context) error {
 	close(w.started)
 	ticker := time.NewTicker(w.opts.RediscoveryInterval)
 	defer ticker.Stop()
+	retry := time.NewTimer(crdRetry)
+	retry.Stop()
+	retries := 0
 	for {
 		select {
 		case <-ctx.Done():
 			w.factory.Shutdown()
 			return nil
 		case <-ticker.C:
-			if err := w.discover(); err != nil {
-				w.log.V(1).Info("resource rediscovery was incomplete", "error", err.Error())
+		case <-w.crdEstablished:
+			retries = 0
+		case <-retry.C:
+			retries++
+		}
+		if err := w.discover(); err != nil {
+			w.log.V(1).Info("resource rediscovery was incomplete", "error", err.Error())
+		}
+		if w.waitingForCRDs() {
+			if retries < crdRetries {
+				retry.Reset(crdRetry)
+			} else {
+				w.giveUpOnCRDs()
 			}
 		}
 	}
+}
+
+// crdChanged notes the kinds of a CRD that is Established and not watched yet,
+// and wakes Start to discover them.
+func (w *Watcher) crdChanged(obj any) {
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok || !crdEstablished(u) {
+		return
+	}
+	group, _, _ := unstructured.NestedString(u.Object, "spec", "group")
+	plural, _, _ := unstructured.NestedString(u.Object, "spec", "names", "plural")
+	kind, _, _ := unstructured.NestedString(u.Object, "spec", "names", "kind")
+	if !selectable(schema.GroupResource{Group: group, Resource: plural}) {
+		return
+	}
+	versions, _, _ := unstructured.NestedSlice(u.Object, "spec", "versions")
+	w.mu.Lock()
+	added := false
+	for _, v := range versions {
+		version, _ := v.(map[string]any)
+		name, _ := version["name"].(string)
+		if served, _ := version["served"].(bool); !served || name == "" {
+			continue
+		}
+		gvk := schema.GroupVersionKind{Group: group, Version: name, Kind: kind}
+		if _, known := w.kinds[gvk]; !known && !w.newCRDs[gvk] {
+			w.newCRDs[gvk] = true
+			added = true
+		}
+	}
+	w.mu.Unlock()
+	if added {
+		select {
+		case w.crdEstablished <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// waitingForCRDs reports whether an Established CRD's kind is not discovered yet.
+func (w *Watcher) waitingForCRDs() bool {
+	w.mu.RLock()
+	defer w.mu.RUnlock()
+	return len(w.newCRDs) > 0
+}
+
+// giveUpOnCRDs forgets the Established CRDs' kinds discovery did not serve within
+// crdRetries tries (listed without list and watch, say): the periodic rediscovery
+// still looks for every kind.
+func (w *Watcher) giveUpOnCRDs() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	kinds := make([]string, 0, len(w.newCRDs))
+	for gvk := range w.newCRDs {
+		kinds = append(kinds, gvkString(gvk))
+	}
+	w.log.Info("discovery does not serve the kinds of Established CRDs as selectable; looking again every rediscovery interval",
+		"kinds", kinds, "interval", w.opts.RediscoveryInterval.String())
+	w.newCRDs = map[schema.GroupVersionKind]bool{}
+}
+
+func crdEstablished(u *unstructured.Unstructured) bool {
+	conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
+	for _, c := range conds {
+		cond, _ := c.(map[string]any)
+		if cond["type"] == "Established" && cond["status"] == "True" {
+			return true
+		}
+	}
+	return false
 }
 
 // discover finds every listable, watchable kind in its preferred version and
@@ -141,15 +246,13 @@ func (w *Watcher) discover() error {
 			if strings.Contains(r.Name, "/") || !hasVerbs(r, "list", "watch") {
 				continue
 			}
-			if skippedGroups[gv.Group] && !envelopeResources[schema.GroupResource{Group: gv.Group, Resource: r.Name}] {
-				continue
-			}
-			if skippedResources[schema.GroupResource{Group: gv.Group, Resource: r.Name}] {
+			if !selectable(schema.GroupResource{Group: gv.Group, Resource: r.Name}) {
 				continue
 			}
 			gvk := gv.WithKind(r.Kind)
 			gvr := gv.WithResource(r.Name)
 			w.kinds[gvk] = apiResource{gvr: gvr, namespaced: r.Namespaced}
+			delete(w.newCRDs, gvk)
 			if _, ok := w.informers[gvr]; ok {
 				continue
 			}
@@ -157,10 +260,17 @@ func (w *Watcher) discover() error {
 			// Selection never reads managedFields (sanitize drops them): the
 			// cache keeps objects without them.
 			_ = inf.Informer().SetTransform(stripManagedFields)
+			onChange := func(obj any) { w.notify(gvk, obj) }
+			if gvk == crdKind {
+				onChange = func(obj any) {
+					w.crdChanged(obj)
+					w.notify(gvk, obj)
+				}
+			}
 			_, _ = inf.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-				AddFunc:    func(obj any) { w.notify(gvk, obj) },
-				UpdateFunc: func(_, obj any) { w.notify(gvk, obj) },
-				DeleteFunc: func(obj any) { w.notify(gvk, obj) },
+				AddFunc:    onChange,
+				UpdateFunc: func(_, obj any) { onChange(obj) },
+				DeleteFunc: onChange,
 			})
 			w.informers[gvr] = inf
 			added++
