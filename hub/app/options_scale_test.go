@@ -19,6 +19,12 @@ func TestScaleOptionsAreValidated(t *testing.T) {
 		{"no admission rate", func(o *Options) { o.TunnelAdmissionRate = 0 }, "--tunnel-admission-rate must be positive"},
 		{"no admission burst", func(o *Options) { o.TunnelAdmissionBurst = 0 }, "--tunnel-admission-burst at least 1"},
 		{"no cache sync time", func(o *Options) { o.CacheSyncTimeout = 0 }, "--cache-sync-timeout must be at least 1s"},
+		{"a memory limit in bytes", func(o *Options) { o.MemoryLimit = "2147483648" }, ""},
+		{"a memory limit with a suffix", func(o *Options) { o.MemoryLimit = "2Gi" }, ""},
+		{"a memory limit that is no quantity", func(o *Options) { o.MemoryLimit = "two gigs" }, "--memory-limit (or $FLOTILLA_MEMORY_LIMIT) \"two gigs\" is not a positive quantity"},
+		{"a negative memory limit", func(o *Options) { o.MemoryLimit = "-1Gi" }, "is not a positive quantity"},
+		{"a memory ratio above 1", func(o *Options) { o.MemoryLimitRatio = 1.5 }, "--memory-limit-ratio must be from 0 to 1"},
+		{"a memory ratio of 0 turns it off", func(o *Options) { o.MemoryLimitRatio = 0 }, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := NewOptions()
@@ -46,7 +52,35 @@ func TestScaleOptionDefaults(t *testing.T) {
 	if o.CacheSyncTimeout != 5*time.Minute {
 		t.Errorf("cache sync timeout defaults to %s, want 5m", o.CacheSyncTimeout)
 	}
+	if o.MemoryLimitRatio != 0.9 {
+		t.Errorf("memory limit ratio defaults to %g, want 0.9", o.MemoryLimitRatio)
+	}
 	if o.Workers.Membership != 4 {
 		t.Errorf("membership workers default to %d, want 4", o.Workers.Membership)
+	}
+}
+
+func TestSoftMemoryLimit(t *testing.T) {
+	const gi = int64(1) << 30
+	for _, tc := range []struct {
+		name          string
+		container     int64
+		ratio         float64
+		gomemlimitSet bool
+		want          int64
+		wantOK        bool
+	}{
+		{"90 % of a 2 GiB container", 2 * gi, 0.9, false, 1932735283, true},
+		{"GOMEMLIMIT wins", 2 * gi, 0.9, true, 0, false},
+		{"no container limit known", 0, 0.9, false, 0, false},
+		{"a ratio of 0 leaves Go alone", 2 * gi, 0, false, 0, false},
+		{"a ratio of 1 is the whole limit", gi, 1, false, gi, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := SoftMemoryLimit(tc.container, tc.ratio, tc.gomemlimitSet)
+			if got != tc.want || ok != tc.wantOK {
+				t.Errorf("SoftMemoryLimit(%d, %g, %t) = %d, %t; want %d, %t", tc.container, tc.ratio, tc.gomemlimitSet, got, ok, tc.want, tc.wantOK)
+			}
+		})
 	}
 }

@@ -5,8 +5,11 @@ package app
 import (
 	"context"
 	"fmt"
+	"os"
+	"runtime/debug"
 	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/rest"
@@ -114,6 +117,7 @@ func checkAPIServer(ctx context.Context, cfg *rest.Config, timeout time.Duration
 // Run starts the hub and blocks until ctx ends.
 func Run(ctx context.Context, opts *Options) error {
 	log := ctrl.Log.WithName("hub")
+	setMemoryLimit(log, opts)
 	cfg, err := restConfig(opts.Kubeconfig)
 	if err != nil {
 		return err
@@ -157,4 +161,21 @@ func Run(ctx context.Context, opts *Options) error {
 		return fmt.Errorf("hub stopped: %w", err)
 	}
 	return nil
+}
+
+// setMemoryLimit gives Go its soft memory limit from the container's
+// (Options.MemoryLimitRatio).
+func setMemoryLimit(log logr.Logger, opts *Options) {
+	container, err := opts.memoryLimitBytes()
+	if err != nil {
+		return // Validate reported it
+	}
+	_, gomemlimitSet := os.LookupEnv("GOMEMLIMIT")
+	limit, ok := SoftMemoryLimit(container, opts.MemoryLimitRatio, gomemlimitSet)
+	if !ok {
+		log.V(1).Info("Go's soft memory limit left as it is", "memoryLimit", opts.MemoryLimit, "GOMEMLIMIT", os.Getenv("GOMEMLIMIT"))
+		return
+	}
+	debug.SetMemoryLimit(limit)
+	log.Info("Set Go's soft memory limit from the container's", "memoryLimit", opts.MemoryLimit, "ratio", opts.MemoryLimitRatio, "softLimitMiB", limit>>20)
 }
