@@ -419,7 +419,7 @@ func (a *Applier) watchApplied(s *scope) {
 		case s.results[i].reason == placementv1beta1.ReasonNotTakenOver:
 			blockers = append(blockers, blocker{
 				ref:             objectRef{gvr: m.mapping.Resource, namespace: m.obj.GetNamespace(), name: m.obj.GetName()},
-				resourceVersion: s.results[i].blocker,
+				resourceVersion: s.results[i].blockerVersion,
 			})
 		}
 	}

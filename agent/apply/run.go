@@ -52,9 +52,9 @@ type result struct {
 	drift *placementv1beta1.DriftDetails
 	// corrections are the drifts of the object the Applier reverted; nil if none.
 	corrections *placementv1beta1.DriftCorrections
-	// blocker is the resourceVersion of the object not taken over, as the apply saw
+	// blockerVersion is the resourceVersion of the object not taken over, as the apply saw
 	// it: its watch takes any other version for a change.
-	blocker string
+	blockerVersion string
 }
 
 const appliedMessage = "applied"
@@ -70,7 +70,7 @@ func failed(message string) result {
 // notTakenOver is the result of a manifest whose object on the member, live, is not
 // taken over.
 func notTakenOver(live *unstructured.Unstructured, message string, diff *placementv1beta1.DiffDetails) result {
-	return result{applied: metav1.ConditionFalse, reason: placementv1beta1.ReasonNotTakenOver, message: message, diff: diff, blocker: live.GetResourceVersion()}
+	return result{applied: metav1.ConditionFalse, reason: placementv1beta1.ReasonNotTakenOver, message: message, diff: diff, blockerVersion: live.GetResourceVersion()}
 }
 
 // reported is the result of a manifest compared under ReportDiff; applied then

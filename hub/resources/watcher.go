@@ -60,8 +60,9 @@ type Watcher struct {
 	// informers; selection waits for it.
 	started chan struct{}
 	// newCRDs holds the kinds of Established CRDs that discovery has not served
-	// yet; crdEstablished wakes Start to look for them.
-	newCRDs        map[schema.GroupVersionKind]bool
+	// yet (in any version: discovery serves a group's preferred one); crdEstablished
+	// wakes Start to look for them.
+	newCRDs        map[schema.GroupKind]bool
 	crdEstablished chan struct{}
 }
 
@@ -105,7 +106,7 @@ func NewWatcher(cfg *rest.Config, log logr.Logger, opts Options) (*Watcher, erro
 		informers: map[schema.GroupVersionResource]informers.GenericInformer{},
 		started:   make(chan struct{}),
 
-		newCRDs:        map[schema.GroupVersionKind]bool{},
+		newCRDs:        map[schema.GroupKind]bool{},
 		crdEstablished: make(chan struct{}, 1),
 	}, nil
 }
@@ -164,7 +165,7 @@ func (w *Watcher) Start(ctx context.Context) error {
 // and wakes Start to discover them.
 func (w *Watcher) crdChanged(obj any) {
 	u, ok := obj.(*unstructured.Unstructured)
-	if !ok || !crdEstablished(u) {
+	if !ok || !isEstablished(u) {
 		return
 	}
 	group, _, _ := unstructured.NestedString(u.Object, "spec", "group")
@@ -174,22 +175,25 @@ func (w *Watcher) crdChanged(obj any) {
 		return
 	}
 	versions, _, _ := unstructured.NestedSlice(u.Object, "spec", "versions")
+	gk := schema.GroupKind{Group: group, Kind: kind}
 	w.mu.Lock()
-	added := false
+	known, served := w.newCRDs[gk], false
 	for _, v := range versions {
 		version, _ := v.(map[string]any)
 		name, _ := version["name"].(string)
-		if served, _ := version["served"].(bool); !served || name == "" {
-			continue
+		if s, _ := version["served"].(bool); s {
+			served = true
 		}
-		gvk := schema.GroupVersionKind{Group: group, Version: name, Kind: kind}
-		if _, known := w.kinds[gvk]; !known && !w.newCRDs[gvk] {
-			w.newCRDs[gvk] = true
-			added = true
+		if _, ok := w.kinds[gk.WithVersion(name)]; ok {
+			known = true
 		}
 	}
+	known = known || !served // a CRD that serves no version has nothing to find
+	if !known {
+		w.newCRDs[gk] = true
+	}
 	w.mu.Unlock()
-	if added {
+	if !known {
 		select {
 		case w.crdEstablished <- struct{}{}:
 		default:
@@ -211,15 +215,15 @@ func (w *Watcher) giveUpOnCRDs() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	kinds := make([]string, 0, len(w.newCRDs))
-	for gvk := range w.newCRDs {
-		kinds = append(kinds, gvkString(gvk))
+	for gk := range w.newCRDs {
+		kinds = append(kinds, gk.String())
 	}
 	w.log.Info("discovery does not serve the kinds of Established CRDs as selectable; looking again every rediscovery interval",
 		"kinds", kinds, "interval", w.opts.RediscoveryInterval.String())
-	w.newCRDs = map[schema.GroupVersionKind]bool{}
+	w.newCRDs = map[schema.GroupKind]bool{}
 }
 
-func crdEstablished(u *unstructured.Unstructured) bool {
+func isEstablished(u *unstructured.Unstructured) bool {
 	conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
 	for _, c := range conds {
 		cond, _ := c.(map[string]any)
@@ -252,7 +256,7 @@ func (w *Watcher) discover() error {
 			gvk := gv.WithKind(r.Kind)
 			gvr := gv.WithResource(r.Name)
 			w.kinds[gvk] = apiResource{gvr: gvr, namespaced: r.Namespaced}
-			delete(w.newCRDs, gvk)
+			delete(w.newCRDs, gvk.GroupKind())
 			if _, ok := w.informers[gvr]; ok {
 				continue
 			}
