@@ -79,7 +79,8 @@ build: ## Build the hub, the agent and the kubectl plugin (kubectl-flotilla) int
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN_DIR)/ ./hub ./agent ./hub/kubectl-flotilla
 
 .PHONY: verify
-verify: $(CONTROLLER_GEN) ## gofmt, go vet, and generated files up to date.
+verify: $(CONTROLLER_GEN) ## gofmt, go vet, generated files up to date, no tracked binaries or large files.
+	hack/verify-repo.sh
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed on:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	hack/verify-generated.sh "$(MAKE)"
