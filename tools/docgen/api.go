@@ -53,8 +53,11 @@ func genAPI(root string, out output) error {
 	group := ""
 	for _, crd := range crds {
 		if crd.Spec.Group != group {
+			if group != "" {
+				index.WriteString("\n")
+			}
 			group = crd.Spec.Group
-			fmt.Fprintf(&index, "\n## %s\n\n| kind | scope | short names | what it is |\n|---|---|---|---|\n", group)
+			fmt.Fprintf(&index, "## %s\n\n| kind | scope | short names | what it is |\n|---|---|---|---|\n", group)
 		}
 		file := strings.ToLower(crd.Spec.Names.Kind) + ".md"
 		v := servedVersion(crd)
