@@ -72,6 +72,10 @@ manifests: $(CONTROLLER_GEN) ## Generate CRDs into manifests/crds, and manifests
 	hack/update-crd-kustomization.sh
 	$(GO) run ./tools/agentmanifests/gen
 
+.PHONY: docs
+docs: ## Regenerate the reference pages in docs/reference (flags, API, metrics) from the code.
+	$(GO) run ./tools/docgen gen
+
 ##@ Build and test
 
 .PHONY: build
@@ -79,11 +83,12 @@ build: ## Build the hub, the agent and the kubectl plugin (kubectl-flotilla) int
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN_DIR)/ ./hub ./agent ./hub/kubectl-flotilla
 
 .PHONY: verify
-verify: $(CONTROLLER_GEN) ## gofmt, go vet, generated files up to date, no tracked binaries or large files.
+verify: $(CONTROLLER_GEN) ## gofmt, go vet, generated files and docs up to date, doc links resolve, no tracked binaries or large files.
 	hack/verify-repo.sh
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed on:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	hack/verify-generated.sh "$(MAKE)"
+	GO=$(GO) hack/verify-docs.sh
 
 .PHONY: unit
 unit: tools ## Unit and envtest tests.

@@ -7,7 +7,7 @@ import (
 
 // Go runtime defaults of `agent run`, set at start unless the environment sets
 // them ($GOMEMLIMIT, $GOGC; "off" is honoured as the Go runtime defines it).
-// See README "Agent footprint" for what they buy.
+// See docs/performance/2026-11-23-agent-footprint.md for what they buy.
 const (
 	// DefaultMemoryLimit is the Go runtime's soft memory limit: the runtime
 	// collects garbage, and returns freed memory to the system, more eagerly

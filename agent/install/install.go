@@ -112,8 +112,8 @@ func Install(ctx context.Context, opts Options) (*Result, error) {
 // It talks to the member with the dynamic client and the typed clients of the
 // two groups it reads, not with controller-runtime's client, whose metrics
 // package would link leader election and, through it, the clients and
-// informers of every API group into the agent binary (see README "Agent
-// footprint").
+// informers of every API group into the agent binary (see
+// docs/performance/2026-11-23-agent-footprint.md).
 type installer struct {
 	dynamic dynamic.Interface
 	mapper  meta.RESTMapper

@@ -64,7 +64,7 @@ type Options struct {
 	// has probed the member API server). 0 taints at once. Default: 30s.
 	NewMemberGrace time.Duration
 
-	// Security and high availability (README "Security", "High availability").
+	// Security and high availability (docs/operations/security.md, high-availability.md).
 
 	// MemberCertificateLifetime is how long a member certificate is valid;
 	// agents renew theirs over mutual TLS after two thirds of it. Default: 720h.

@@ -5,7 +5,7 @@
 // a healthy cluster. It is a small controller of its own, outside the scheduling
 // cycle.
 //
-// Contract (see docs/pipeline.md):
+// Contract (see docs/concepts/pipeline.md):
 //
 //   - Input: the placement's policy (type, tolerations, unavailableEvictionSeconds),
 //     its active bindings (their Available condition), and the taints and

@@ -16,7 +16,7 @@ import (
 )
 
 // Field managers of the hub's controllers: each writes only the fields listed
-// for it in docs/pipeline.md, under its own name.
+// for it in docs/concepts/pipeline.md, under its own name.
 const (
 	ManagerPlacement     = "flotilla-placement"
 	ManagerScheduler     = "flotilla-scheduler"

@@ -6,5 +6,5 @@
 // a conflict).
 //
 // Which controller owns which field of which object, and what wakes each, is
-// written down in docs/pipeline.md; a controller writes nothing else.
+// written down in docs/concepts/pipeline.md; a controller writes nothing else.
 package pipeline

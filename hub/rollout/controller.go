@@ -7,7 +7,7 @@
 // RolloutStarted condition of each binding says whether it moved, or who holds it.
 //
 // Placements with strategy type External are left alone entirely: their bindings
-// are moved by staged update runs (docs/pipeline.md). The controller serves both
+// are moved by staged update runs (docs/concepts/pipeline.md). The controller serves both
 // scopes: a ClusterResourcePlacement (a request without namespace) and a
 // ResourcePlacement (whose strategy cannot be External).
 package rollout

@@ -46,7 +46,7 @@
 //
 // # What this package writes
 //
-// For External placements only (docs/pipeline.md has the whole table): binding
+// For External placements only (docs/concepts/pipeline.md has the whole table): binding
 // spec.state (Scheduled to Bound), spec.resourceSnapshotName, spec.applyStrategy and
 // the override snapshot lists with a JSON patch that applies only while spec.state is what was read, and the
 // binding's RolloutStarted condition with server-side apply under the field manager
