@@ -215,7 +215,7 @@ func TestGoldenOutputs(t *testing.T) {
 			},
 			{
 				Conditions: []metav1.Condition{
-					cond(placementv1beta1.ConditionScheduled, metav1.ConditionFalse, placementv1beta1.ReasonNotScheduled, "no eligible cluster for this slot", gen),
+					cond(placementv1beta1.ConditionScheduled, metav1.ConditionFalse, placementv1beta1.ReasonSchedulingPolicyUnfulfilled, "1 of 2 clusters could not be selected: no cluster fits: in Location aws: 1 of 2 clusters selected", gen),
 				},
 			},
 		},

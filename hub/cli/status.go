@@ -69,7 +69,9 @@ func statusTree(pl *loadedPlacement, p painter, now time.Time) *node {
 		ps := &pl.stat.PlacementStatuses[i]
 		var cn *node
 		if ps.ClusterName == "" {
-			cn = root.add("%s", p.warn("(unfilled slot)"))
+			// The hub sums up the PickN clusters it could not select in
+			// one entry; its Scheduled message says how many.
+			cn = root.add("%s", p.warn("(clusters not selected)"))
 		} else {
 			cn = root.add("%s", p.bold(ps.ClusterName))
 		}

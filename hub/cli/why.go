@@ -17,8 +17,8 @@ import (
 
 	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
-	"github.com/flotilla-io/flotilla/hub/scheduler/plugins/tainttoleration"
 	"github.com/flotilla-io/flotilla/pkg/conditions"
+	"github.com/flotilla-io/flotilla/pkg/taints"
 )
 
 func newWhyCommand(cfg *Config) *cobra.Command {
@@ -321,7 +321,7 @@ func (w *why) writeTaints(out io.Writer, p painter, now time.Time) {
 			}
 			verdict := p.bad("not tolerated")
 			for j := range tols {
-				if tainttoleration.Tolerates(&tols[j], t) {
+				if taints.Tolerates(&tols[j], t) {
 					verdict = p.good("tolerated") + " by " + tolerationString(tols[j])
 					break
 				}

@@ -6,7 +6,7 @@ import (
 
 	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
-	"github.com/flotilla-io/flotilla/hub/scheduler/plugins/tainttoleration"
+	"github.com/flotilla-io/flotilla/pkg/taints"
 )
 
 // TaintEviction is one cluster a placement must stay off because of a NoExecute
@@ -40,12 +40,13 @@ func automaticTaint(key string) bool {
 }
 
 // NoExecuteEvictions decides which clusters a placement must leave (or, when it
-// is not there, not go to) because of NoExecute taints: a taint no toleration covers evicts after
-// defaultTolerationSeconds; one covered by tolerations with tolerationSeconds
-// evicts after the shortest of them; one covered without tolerationSeconds never
-// evicts. PickFixed placements are never moved, and PickAll placements keep a
-// cluster that is merely unreachable or not ready (there is nowhere to move them)
-// but leave one a user tainted (a drain).
+// is not there, not go to) because of NoExecute taints, by the rules of
+// pkg/taints: for each taint the first matching toleration decides (forever
+// without tolerationSeconds, otherwise that long after the taint's timeAdded);
+// a taint no toleration matches is tolerated for defaultTolerationSeconds.
+// PickFixed placements are never moved, and PickAll placements keep a cluster
+// that is merely unreachable or not ready (there is nowhere to move them) but
+// leave one a user tainted (a drain).
 // Kept lists only clusters in bound.
 func NoExecuteEvictions(policy *placementv1beta1.PlacementPolicy, clusters []clusterv1beta1.MemberCluster, bound map[string]bool, now time.Time, defaultTolerationSeconds int64) NoExecuteDecision {
 	d := NoExecuteDecision{Evict: map[string]TaintEviction{}, Kept: map[string]string{}}
@@ -57,6 +58,7 @@ func NoExecuteEvictions(policy *placementv1beta1.PlacementPolicy, clusters []clu
 		}
 		tolerations = policy.Tolerations
 	}
+	defaultFor := taints.SaturatingSeconds(defaultTolerationSeconds)
 	for i := range clusters {
 		mc := &clusters[i]
 		for j := range mc.Spec.Taints {
@@ -64,14 +66,12 @@ func NoExecuteEvictions(policy *placementv1beta1.PlacementPolicy, clusters []clu
 			if taint.Effect != clusterv1beta1.TaintEffectNoExecute {
 				continue
 			}
-			grace, forever := toleratedFor(taint, tolerations, defaultTolerationSeconds)
-			if forever {
+			tolerance := taints.NoExecuteTolerance(taint, tolerations, defaultFor)
+			deadline, ok := tolerance.Deadline(taint, now)
+			if !ok {
 				continue
 			}
-			desc := fmt.Sprintf("taint %s:NoExecute", taint.Key)
-			if taint.Value != "" {
-				desc = fmt.Sprintf("taint %s=%s:NoExecute", taint.Key, taint.Value)
-			}
+			desc := "taint " + taints.Format(taint)
 			switch {
 			case placementType == placementv1beta1.PickFixed:
 				if bound[mc.Name] {
@@ -84,15 +84,14 @@ func NoExecuteEvictions(policy *placementv1beta1.PlacementPolicy, clusters []clu
 				}
 				continue
 			}
-			since := now
-			if taint.TimeAdded != nil {
-				since = taint.TimeAdded.Time
-			}
-			deadline := since.Add(grace)
 			if !now.Before(deadline) {
-				if _, already := d.Evict[mc.Name]; !already {
+				since := now
+				if taint.TimeAdded != nil {
+					since = taint.TimeAdded.Time
+				}
+				if prev, already := d.Evict[mc.Name]; !already || deadline.Before(prev.Since) {
 					d.Evict[mc.Name] = TaintEviction{
-						Reason:    fmt.Sprintf("%s not tolerated for more than %s", desc, grace),
+						Reason:    fmt.Sprintf("%s not tolerated for more than %s", desc, tolerance.For),
 						Since:     deadline,
 						TaintedAt: since,
 					}
@@ -108,27 +107,4 @@ func NoExecuteEvictions(policy *placementv1beta1.PlacementPolicy, clusters []clu
 		}
 	}
 	return d
-}
-
-// toleratedFor returns how long the taint is tolerated, or forever.
-func toleratedFor(taint *clusterv1beta1.Taint, tolerations []placementv1beta1.Toleration, defaultSeconds int64) (time.Duration, bool) {
-	matched := false
-	var shortest *int64
-	for i := range tolerations {
-		tol := &tolerations[i]
-		if !tainttoleration.Tolerates(tol, taint) {
-			continue
-		}
-		matched = true
-		if tol.TolerationSeconds == nil {
-			return 0, true
-		}
-		if shortest == nil || *tol.TolerationSeconds < *shortest {
-			shortest = tol.TolerationSeconds
-		}
-	}
-	if matched && shortest != nil {
-		return time.Duration(max(*shortest, 0)) * time.Second, false
-	}
-	return time.Duration(defaultSeconds) * time.Second, false
 }

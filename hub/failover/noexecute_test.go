@@ -1,6 +1,7 @@
 package failover
 
 import (
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -48,6 +49,20 @@ func TestNoExecuteEvictions(t *testing.T) {
 		{name: "a toleration without tolerationSeconds keeps the placement for good",
 			policy:  pickN(placementv1beta1.Toleration{Key: clusterv1beta1.TaintUnreachable, Operator: placementv1beta1.TolerationOpExists}),
 			cluster: unreachableFor(time.Hour), bound: true},
+		{name: "the first matching toleration decides, not the shortest",
+			policy: pickN(
+				placementv1beta1.Toleration{Key: clusterv1beta1.TaintUnreachable, Operator: placementv1beta1.TolerationOpExists, TolerationSeconds: ptr.To[int64](300)},
+				placementv1beta1.Toleration{Operator: placementv1beta1.TolerationOpExists, TolerationSeconds: ptr.To[int64](10)}),
+			cluster: unreachableFor(11 * time.Second), bound: true, wantRecheck: 289 * time.Second},
+		{name: "tolerationSeconds past what a duration holds do not evict at once",
+			policy:  pickN(placementv1beta1.Toleration{Key: "drain", Operator: placementv1beta1.TolerationOpExists, TolerationSeconds: ptr.To[int64](9_300_000_000)}),
+			cluster: clusterWithNoExecute("m1", "drain", now.Add(-time.Hour)), bound: true,
+			wantRecheck: time.Duration(math.MaxInt64) - time.Hour},
+		{name: "a user's taint the hub has not recorded yet waits out the toleration from now",
+			policy: pickN(placementv1beta1.Toleration{Key: "drain", Operator: placementv1beta1.TolerationOpExists, TolerationSeconds: ptr.To[int64](10)}),
+			cluster: clusterv1beta1.MemberCluster{ObjectMeta: metav1.ObjectMeta{Name: "m1"}, Spec: clusterv1beta1.MemberClusterSpec{Taints: []clusterv1beta1.Taint{
+				{Key: "drain", Effect: clusterv1beta1.TaintEffectNoExecute}}}},
+			bound: true, wantRecheck: 10 * time.Second},
 		{name: "PickAll keeps a merely unreachable cluster", policy: &placementv1beta1.PlacementPolicy{PlacementType: placementv1beta1.PickAll},
 			cluster: unreachableFor(time.Hour), bound: true, wantKept: true},
 		{name: "PickAll leaves a drained cluster", policy: &placementv1beta1.PlacementPolicy{PlacementType: placementv1beta1.PickAll},

@@ -36,7 +36,9 @@ func NewMemberGraceLeft(mc *clusterv1beta1.MemberCluster, now time.Time, grace t
 // the condition turned False (so tolerationSeconds count from the failure, not
 // from when the hub noticed). A not-ready taint the cluster does not have yet is
 // not added while NewMemberGraceLeft(mc, now, grace) is positive. User taints are
-// kept as they are, in order.
+// kept in order, and a user's NoExecute taint without timeAdded gets now: its
+// tolerations (tolerationSeconds) count from when the hub first saw it, and the
+// time is kept in the MemberCluster, so a hub restart does not restart them.
 func DesiredTaints(mc *clusterv1beta1.MemberCluster, now time.Time, grace time.Duration) []clusterv1beta1.Taint {
 	want := map[string]*metav1.Time{}
 	if c := conditions.Get(mc.Status.Conditions, clusterv1beta1.ConditionAgentConnected); c != nil && c.Status == metav1.ConditionFalse {
@@ -56,6 +58,9 @@ func DesiredTaints(mc *clusterv1beta1.MemberCluster, now time.Time, grace time.D
 				continue // recovered
 			}
 			have[t.Key+"/"+string(t.Effect)] = true
+		} else if t.Effect == clusterv1beta1.TaintEffectNoExecute && t.TimeAdded == nil {
+			seen := metav1.NewTime(now.Truncate(time.Second))
+			t.TimeAdded = &seen
 		}
 		out = append(out, t)
 	}

@@ -24,6 +24,10 @@ func TestDesiredTaints(t *testing.T) {
 	since := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
 	at := metav1.NewTime(since)
 	user := clusterv1beta1.Taint{Key: "maintenance", Value: "true", Effect: clusterv1beta1.TaintEffectNoSchedule}
+	drain := clusterv1beta1.Taint{Key: "example.com/drain", Effect: clusterv1beta1.TaintEffectNoExecute}
+	seen := metav1.NewTime(since.Add(time.Hour))
+	drainSeen := clusterv1beta1.Taint{Key: "example.com/drain", Effect: clusterv1beta1.TaintEffectNoExecute, TimeAdded: &seen}
+	drainSince := clusterv1beta1.Taint{Key: "example.com/drain", Effect: clusterv1beta1.TaintEffectNoExecute, TimeAdded: &at}
 	unreachable := []clusterv1beta1.Taint{
 		{Key: clusterv1beta1.TaintUnreachable, Effect: clusterv1beta1.TaintEffectNoSchedule, TimeAdded: &at},
 		{Key: clusterv1beta1.TaintUnreachable, Effect: clusterv1beta1.TaintEffectNoExecute, TimeAdded: &at},
@@ -47,6 +51,10 @@ func TestDesiredTaints(t *testing.T) {
 			memberWith(metav1.ConditionTrue, metav1.ConditionTrue, since, append([]clusterv1beta1.Taint{user}, unreachable...)...), []clusterv1beta1.Taint{user}},
 		{"existing automatic taints are kept as they are (their time does not move)",
 			memberWith(metav1.ConditionFalse, metav1.ConditionUnknown, since.Add(time.Hour), unreachable...), unreachable},
+		{"a user's NoExecute taint gets the time the hub first saw it",
+			memberWith(metav1.ConditionTrue, metav1.ConditionTrue, since, user, drain), []clusterv1beta1.Taint{user, drainSeen}},
+		{"a user's NoExecute taint keeps the time it has",
+			memberWith(metav1.ConditionTrue, metav1.ConditionTrue, since, drainSince), []clusterv1beta1.Taint{drainSince}},
 		{"a never-connected cluster is not tainted", memberWith(metav1.ConditionUnknown, metav1.ConditionUnknown, since), nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -134,10 +134,12 @@ func computeStatus(s *scope, bindings []placementv1beta1.BindingObj, indexOf map
 	for _, b := range active {
 		statuses = append(statuses, perClusterStatus(b, latestSnapshot, indexOf, external, gen))
 	}
-	if p := spec.Policy; p != nil && p.PlacementType == placementv1beta1.PickN && p.NumberOfClusters != nil {
-		for n := len(active); s.selectErr == nil && n < int(*p.NumberOfClusters); n++ {
+	if p := spec.Policy; p != nil && p.PlacementType == placementv1beta1.PickN && p.NumberOfClusters != nil && s.selectErr == nil {
+		// One entry for all the clusters not selected, however many the
+		// placement asks for: the status's size must not grow with a number.
+		if missing := int(*p.NumberOfClusters) - len(active); missing > 0 {
 			pcs := placementv1beta1.PerClusterPlacementStatus{}
-			status, reason, msg := unfilledSlot(schedCond, n+1, int(*p.NumberOfClusters))
+			status, reason, msg := unfilledSlots(schedCond, missing, int(*p.NumberOfClusters))
 			conditions.Set(&pcs.Conditions, placementv1beta1.ConditionScheduled, status, reason, msg, gen)
 			statuses = append(statuses, pcs)
 		}
@@ -166,18 +168,19 @@ func computeStatus(s *scope, bindings []placementv1beta1.BindingObj, indexOf map
 	placementAgentReports(crp, statuses, gen)
 }
 
-// unfilledSlot is the Scheduled condition of the slot-th of asked PickN
-// clusters when no binding fills it: not scheduled, with the scheduler's
-// account of why, or pending while the scheduler has not decided (or its
-// decision has no binding yet).
-func unfilledSlot(schedCond *metav1.Condition, slot, asked int) (metav1.ConditionStatus, string, string) {
+// unfilledSlots is the Scheduled condition of the one status entry (with no
+// cluster name) that stands for the missing of asked PickN clusters when no
+// binding fills them: not scheduled, with the scheduler's account of why, or
+// pending while the scheduler has not decided (or its decision has no binding
+// yet).
+func unfilledSlots(schedCond *metav1.Condition, missing, asked int) (metav1.ConditionStatus, string, string) {
 	switch {
 	case schedCond == nil || schedCond.Status == metav1.ConditionUnknown:
-		return metav1.ConditionUnknown, placementv1beta1.ReasonSchedulePending, fmt.Sprintf("cluster %d of %d: waiting for the scheduler", slot, asked)
+		return metav1.ConditionUnknown, placementv1beta1.ReasonSchedulePending, fmt.Sprintf("%d of %d clusters: waiting for the scheduler", missing, asked)
 	case schedCond.Status == metav1.ConditionFalse:
-		return metav1.ConditionFalse, placementv1beta1.ReasonSchedulingPolicyUnfulfilled, fmt.Sprintf("cluster %d of %d: no cluster fits: %s", slot, asked, schedCond.Message)
+		return metav1.ConditionFalse, placementv1beta1.ReasonSchedulingPolicyUnfulfilled, fmt.Sprintf("%d of %d clusters could not be selected: no cluster fits: %s", missing, asked, schedCond.Message)
 	default:
-		return metav1.ConditionUnknown, placementv1beta1.ReasonSchedulePending, fmt.Sprintf("cluster %d of %d: waiting for the scheduler's binding (%s)", slot, asked, schedCond.Message)
+		return metav1.ConditionUnknown, placementv1beta1.ReasonSchedulePending, fmt.Sprintf("%d of %d clusters: waiting for the scheduler's bindings (%s)", missing, asked, schedCond.Message)
 	}
 }
 

@@ -2,6 +2,7 @@ package placement
 
 import (
 	"errors"
+	"math"
 	"strings"
 	"testing"
 
@@ -136,7 +137,19 @@ func TestComputeStatus(t *testing.T) {
 			bindings: []placementv1beta1.ClusterResourceBinding{bindingWith("a", "p-0-snapshot", 5, ""), bindingWith("b", "p-0-snapshot", 5, "")},
 			want:     map[string]metav1.ConditionStatus{sched: metav1.ConditionFalse, avail: metav1.ConditionTrue},
 			wantCluster: map[string]map[string]want{
-				"": {placementv1beta1.ConditionScheduled: {metav1.ConditionFalse, "cluster 3 of 3: no cluster fits: 2 of 3 clusters selected"}},
+				"": {placementv1beta1.ConditionScheduled: {metav1.ConditionFalse, "1 of 3 clusters could not be selected: no cluster fits: 2 of 3 clusters selected"}},
+			},
+			wantSlots: 3,
+		},
+		{
+			name: "a PickN placement asking for more clusters than exist gets one entry for all it lacks, not one each",
+			scope: &scope{placement: placementAt(1, &placementv1beta1.PlacementPolicy{PlacementType: placementv1beta1.PickN, NumberOfClusters: ptr.To[int32](math.MaxInt32)}),
+				policySnapshot:   scheduledSnapshot(metav1.ConditionFalse, placementv1beta1.ReasonSchedulingPolicyUnfulfilled, "2 of 2147483647 clusters selected"),
+				resourceSnapshot: resourceSnapshot("p-0-snapshot", "0")},
+			bindings: []placementv1beta1.ClusterResourceBinding{bindingWith("a", "p-0-snapshot", 5, ""), bindingWith("b", "p-0-snapshot", 5, "")},
+			want:     map[string]metav1.ConditionStatus{sched: metav1.ConditionFalse, avail: metav1.ConditionTrue},
+			wantCluster: map[string]map[string]want{
+				"": {placementv1beta1.ConditionScheduled: {metav1.ConditionFalse, "2147483645 of 2147483647 clusters could not be selected"}},
 			},
 			wantSlots: 3,
 		},
@@ -166,7 +179,7 @@ func TestComputeStatus(t *testing.T) {
 			wantNoWaitingFor: []string{"member-2", "member-3"},
 		},
 		{
-			name: "a PickN placement nothing fits lists every slot as not scheduled, saying why, and nothing later",
+			name: "a PickN placement nothing fits lists its slots in one entry as not scheduled, saying why, and nothing later",
 			scope: &scope{placement: placementAt(1, &placementv1beta1.PlacementPolicy{PlacementType: placementv1beta1.PickN, NumberOfClusters: ptr.To[int32](2)}),
 				policySnapshot:   scheduledSnapshot(metav1.ConditionFalse, placementv1beta1.ReasonScheduleFailed, "0 of 2 clusters selected; member-2: the cluster is tainted"),
 				resourceSnapshot: resourceSnapshot("p-0-snapshot", "0")},
@@ -175,9 +188,9 @@ func TestComputeStatus(t *testing.T) {
 			wantAbsent:       laterConditions(),
 			wantNoWaitingFor: []string{"member-2"},
 			wantCluster: map[string]map[string]want{
-				"": {placementv1beta1.ConditionScheduled: {metav1.ConditionFalse, "no cluster fits: 0 of 2 clusters selected; member-2: the cluster is tainted"}},
+				"": {placementv1beta1.ConditionScheduled: {metav1.ConditionFalse, "2 of 2 clusters could not be selected: no cluster fits: 0 of 2 clusters selected; member-2: the cluster is tainted"}},
 			},
-			wantSlots: 2,
+			wantSlots: 1,
 		},
 		{
 			name: "an unfilled PickN slot before the scheduler decides is pending, not failed",
@@ -186,7 +199,7 @@ func TestComputeStatus(t *testing.T) {
 			want:       map[string]metav1.ConditionStatus{sched: metav1.ConditionUnknown},
 			wantAbsent: laterConditions(),
 			wantCluster: map[string]map[string]want{
-				"": {placementv1beta1.ConditionScheduled: {metav1.ConditionUnknown, "cluster 1 of 1: waiting for the scheduler"}},
+				"": {placementv1beta1.ConditionScheduled: {metav1.ConditionUnknown, "1 of 1 clusters: waiting for the scheduler"}},
 			},
 			wantSlots: 1,
 		},

@@ -69,7 +69,9 @@ type PlacementPolicy struct {
 
 	// NumberOfClusters is how many clusters to place on, for placementType PickN only.
 	// Zero removes the resources from every cluster while keeping the placement.
+	// At most 10000, the largest fleet Flotilla is built for.
 	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=10000
 	// +optional
 	NumberOfClusters *int32 `json:"numberOfClusters,omitempty"`
 
@@ -101,8 +103,9 @@ type PlacementPolicy struct {
 	// eviction: when its resources on a cluster stay not Available this long while
 	// the cluster itself is connected and healthy (for example a Deployment that
 	// never becomes ready there), the placement moves to another cluster. Unset
-	// means never.
+	// means never. At most 2592000 (30 days).
 	// +kubebuilder:validation:Minimum=10
+	// +kubebuilder:validation:Maximum=2592000
 	// +optional
 	UnavailableEvictionSeconds *int32 `json:"unavailableEvictionSeconds,omitempty"`
 }
@@ -332,9 +335,10 @@ const (
 // TopologySpreadConstraint spreads the picked clusters over topology domains.
 type TopologySpreadConstraint struct {
 	// MaxSkew is the largest allowed difference between the number of picked clusters
-	// in any two domains.
+	// in any two domains. At most 10000, the largest fleet Flotilla is built for.
 	// +kubebuilder:default=1
 	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=10000
 	// +optional
 	MaxSkew *int32 `json:"maxSkew,omitempty"`
 
@@ -389,8 +393,12 @@ type Toleration struct {
 	Effect clusterv1beta1.TaintEffect `json:"effect,omitempty"`
 
 	// TolerationSeconds is how long resources stay on a cluster after a matching
-	// NoExecute taint is added; unset means forever.
+	// NoExecute taint is added (its timeAdded); unset means forever, and 0 means
+	// the placement leaves at once. For each taint the first matching toleration
+	// decides. At most 9223372036 (about 292 years, the longest duration the hub
+	// can count).
 	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=9223372036
 	// +optional
 	TolerationSeconds *int64 `json:"tolerationSeconds,omitempty"`
 }

@@ -86,9 +86,11 @@ type RollingUpdateConfig struct {
 	MaxSurge *intstr.IntOrString `json:"maxSurge,omitempty"`
 
 	// UnavailablePeriodSeconds is how long to wait after applying resources whose
-	// availability cannot be tracked before treating them as available.
+	// availability cannot be tracked before treating them as available. At most
+	// 86400 (a day).
 	// +kubebuilder:default=60
 	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=86400
 	// +optional
 	UnavailablePeriodSeconds *int32 `json:"unavailablePeriodSeconds,omitempty"`
 }

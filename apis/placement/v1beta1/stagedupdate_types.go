@@ -125,9 +125,11 @@ type AfterStageTask struct {
 	Type AfterStageTaskType `json:"type"`
 
 	// WaitTime is how long a TimedWait task waits, as a duration such as 30s, 5m or
-	// 1h30m. Only for TimedWait.
+	// 1h30m. Only for TimedWait. At most 720h (30 days).
 	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=32
 	// +kubebuilder:validation:Pattern=`^([0-9]+(\.[0-9]+)?(ms|s|m|h))+$`
+	// +kubebuilder:validation:XValidation:rule="duration(self) <= duration('720h')",message="waitTime must be a duration of at most 720h"
 	// +optional
 	WaitTime *metav1.Duration `json:"waitTime,omitempty"`
 }

@@ -19,8 +19,9 @@ limitations under the License.
 //
 // Both effects, NoSchedule and NoExecute, keep new placements off. A placement
 // already on a cluster stays there whatever the taint: NoSchedule only blocks new
-// placements by definition, and evicting on NoExecute is a separate feature, so for
-// now the decision only reports the untolerated NoExecute taint.
+// placements by definition, and evicting on NoExecute is hub/failover's call, so
+// the decision only reports the untolerated NoExecute taint. Which toleration
+// matches a taint, and for how long, is pkg/taints' rule, shared with failover.
 //
 // Taints apply to every placement type, PickFixed included: naming a cluster does
 // not bypass its maintenance taint.

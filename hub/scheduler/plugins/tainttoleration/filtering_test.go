@@ -167,6 +167,23 @@ func TestFilter(t *testing.T) {
 			policy:  policyTolerating(forSeconds(exists("k", noExecute), 60)),
 		},
 		{
+			name:    "the first matching toleration decides, as in failover: a shorter one listed first that ran out keeps a new placement off",
+			cluster: clusterWithTaints(taintAddedAgo("k", noExecute, 11*time.Second)),
+			policy:  policyTolerating(forSeconds(exists("k", noExecute), 10), forSeconds(exists("k", noExecute), 300)),
+			want:    []string{"taint k:NoExecute is tolerated only for a time that has run out"},
+		},
+		{
+			name:    "tolerationSeconds 0 keeps a new placement off even before the hub recorded the taint's time",
+			cluster: clusterWithTaints(taint("k", "", noExecute)),
+			policy:  policyTolerating(forSeconds(exists("k", noExecute), 0)),
+			want:    []string{"taint k:NoExecute is tolerated only for a time that has run out"},
+		},
+		{
+			name:    "tolerationSeconds past what a duration holds do not wrap round into expired",
+			cluster: clusterWithTaints(taintAddedAgo("k", noExecute, time.Hour)),
+			policy:  policyTolerating(forSeconds(exists("k", noExecute), 9_300_000_000)),
+		},
+		{
 			name:    "a NoExecute taint tolerated for longer than it exists lets a new placement in",
 			cluster: clusterWithTaints(taintAddedAgo("k", noExecute, time.Second)),
 			policy:  policyTolerating(forSeconds(exists("k", noExecute), 60)),
