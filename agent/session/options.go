@@ -14,8 +14,9 @@ import (
 
 // Defaults of Options.
 const (
-	// DefaultHeartbeatPeriod is used when the hub's HelloAck names no period.
-	DefaultHeartbeatPeriod = 5 * time.Second
+	// DefaultHeartbeatPeriod is used when the hub's HelloAck names no period:
+	// the protocol's default, tunnel.DefaultHeartbeatPeriod.
+	DefaultHeartbeatPeriod = tunnel.DefaultHeartbeatPeriod
 	// DefaultRecheckInterval is how often Works that are applied but not
 	// available are re-evaluated.
 	DefaultRecheckInterval = 5 * time.Second

@@ -43,10 +43,11 @@ type Options struct {
 	// member's agent disconnected. Default: 3.
 	HeartbeatMisses int
 	// DefaultTolerationSeconds is how long a placement stays on a cluster with a
-	// NoExecute taint it does not tolerate (e.g. unreachable). Default: 60s.
+	// NoExecute taint it does not tolerate (e.g. unreachable), in whole seconds;
+	// 0 moves it at once. Default: 60s.
 	DefaultTolerationSeconds time.Duration
 	// EvictionGracefulTimeout bounds how long an evicted binding is kept while its
-	// replacement is not available yet. Default: 5m.
+	// replacement is not available yet; 0 keeps none. Default: 5m.
 	EvictionGracefulTimeout time.Duration
 	// EvictionRate and EvictionBurst pace taint evictions across the fleet
 	// (evictions per second and burst). Default: 1 and 10.
@@ -54,7 +55,8 @@ type Options struct {
 	EvictionBurst int
 	// WorkCleanupTimeout is how long a deleted Work waits for its member to confirm
 	// it removed the Work's objects (a member that never answers then no longer
-	// holds up a placement's or a cluster's deletion). Default: 5m.
+	// holds up a placement's or a cluster's deletion); 0 waits not at all.
+	// Default: 5m.
 	WorkCleanupTimeout time.Duration
 	// APIServerTimeout bounds the start-up check that the API server is reachable.
 	// Default: 30s.
@@ -260,8 +262,16 @@ func (o *Options) Validate() error {
 	if o.HeartbeatMisses < 1 {
 		return fmt.Errorf("--heartbeat-misses must be at least 1, got %d", o.HeartbeatMisses)
 	}
-	if o.DefaultTolerationSeconds < 0 || o.EvictionGracefulTimeout < 0 {
-		return fmt.Errorf("--default-toleration and --eviction-graceful-timeout must not be negative")
+	if o.DefaultTolerationSeconds < 0 || o.DefaultTolerationSeconds%time.Second != 0 {
+		// A toleration counts whole seconds (tolerationSeconds): 500ms would
+		// silently be 0.
+		return fmt.Errorf("--default-toleration must be a whole number of seconds, 0 or more, got %s", o.DefaultTolerationSeconds)
+	}
+	if o.EvictionGracefulTimeout < 0 {
+		return fmt.Errorf("--eviction-graceful-timeout must not be negative (0 keeps no evicted placement), got %s", o.EvictionGracefulTimeout)
+	}
+	if o.WorkCleanupTimeout < 0 {
+		return fmt.Errorf("--work-cleanup-timeout must not be negative (0 waits for no member), got %s", o.WorkCleanupTimeout)
 	}
 	if o.EvictionRate <= 0 || o.EvictionBurst < 1 {
 		return fmt.Errorf("--eviction-rate must be positive and --eviction-burst at least 1, got %g and %d", o.EvictionRate, o.EvictionBurst)

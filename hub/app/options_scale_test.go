@@ -25,6 +25,13 @@ func TestScaleOptionsAreValidated(t *testing.T) {
 		{"a negative memory limit", func(o *Options) { o.MemoryLimit = "-1Gi" }, "is not a positive quantity"},
 		{"a memory ratio above 1", func(o *Options) { o.MemoryLimitRatio = 1.5 }, "--memory-limit-ratio must be from 0 to 1"},
 		{"a memory ratio of 0 turns it off", func(o *Options) { o.MemoryLimitRatio = 0 }, ""},
+		{"a toleration of 0 moves at once", func(o *Options) { o.DefaultTolerationSeconds = 0 }, ""},
+		{"a sub-second toleration is refused, not read as 0", func(o *Options) { o.DefaultTolerationSeconds = 500 * time.Millisecond }, "--default-toleration must be a whole number of seconds"},
+		{"a toleration of a fraction of seconds is refused", func(o *Options) { o.DefaultTolerationSeconds = 1500 * time.Millisecond }, "--default-toleration must be a whole number of seconds"},
+		{"a graceful timeout of 0 keeps no evicted placement", func(o *Options) { o.EvictionGracefulTimeout = 0 }, ""},
+		{"a negative graceful timeout", func(o *Options) { o.EvictionGracefulTimeout = -time.Second }, "--eviction-graceful-timeout must not be negative"},
+		{"a work cleanup timeout of 0 waits for no member", func(o *Options) { o.WorkCleanupTimeout = 0 }, ""},
+		{"a negative work cleanup timeout", func(o *Options) { o.WorkCleanupTimeout = -time.Second }, "--work-cleanup-timeout must not be negative"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := NewOptions()

@@ -113,7 +113,7 @@ func setupHub(_ context.Context, mgr ctrl.Manager, opts *Options) error {
 			Framework: plugins.NewFramework(framework.Options{}), Rand: rand.New(rand.NewSource(time.Now().UnixNano())),
 			GracefulTimeout: opts.EvictionGracefulTimeout, Recorder: mgr.GetEventRecorder("scheduler"), Workers: opts.Workers.Scheduler},
 		&failover.Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("failover"),
-			DefaultTolerationSeconds: max(int64(opts.DefaultTolerationSeconds/time.Second), 0),
+			DefaultTolerationSeconds: int64(opts.DefaultTolerationSeconds / time.Second), // whole seconds: Validate
 			Limiter:                  rate.NewLimiter(rate.Limit(opts.EvictionRate), opts.EvictionBurst),
 			IsOurs:                   scheduler.IsOurs, Workers: opts.Workers.Failover},
 		&membership.Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("membership"), NewMemberGrace: opts.NewMemberGrace,

@@ -111,7 +111,10 @@ func approve(ctx context.Context, dc dynamic.Interface, mapper meta.RESTMapper, 
 	case err != nil:
 		return fmt.Errorf("failed to approve %s %s: %w", approvalRequestKind, name, err)
 	}
-	run, stage := obj.GetLabels()[labelApprovalUpdateRun], obj.GetLabels()[labelApprovalTargetStage]
+	// The spec says what the request approves (the run reads it too); the
+	// labels are for selecting and may be shortened.
+	run, _, _ := unstructured.NestedString(obj.Object, "spec", "parentStageRollout")
+	stage, _, _ := unstructured.NestedString(obj.Object, "spec", "targetStage")
 	what := ""
 	if run != "" && stage != "" {
 		what = fmt.Sprintf(": update run %s may go on after stage %s", run, stage)

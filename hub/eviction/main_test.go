@@ -59,7 +59,7 @@ func setupControllers(mgr ctrl.Manager, pipeline bool) error {
 		}
 		controllers = append(controllers,
 			&placement.Reconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorder("placement"), Resources: watcher},
-			&scheduler.Reconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Framework: plugins.NewFramework(framework.Options{})},
+			&scheduler.Reconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Framework: plugins.NewFramework(framework.Options{}), GracefulTimeout: 5 * time.Minute},
 			&rollout.Reconciler{Client: mgr.GetClient()},
 			&workgen.Reconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme()},
 			// No agent confirms removals here: let deleted Works go at once.

@@ -49,7 +49,9 @@ type Reconciler struct {
 	// Now is the clock. Default: time.Now.
 	Now func() time.Time
 	// GracefulTimeout bounds how long a binding the failover controller evicts
-	// is kept while its replacement is not available yet. Default: 5m.
+	// is kept while its replacement is not available yet; 0 keeps none (an
+	// evicted binding goes at once). The hub sets it from
+	// --eviction-graceful-timeout (hub/app/options.go holds the default).
 	GracefulTimeout time.Duration
 	// Recorder reports evictions and misplacements as Events on the placement.
 	Recorder events.EventRecorder
@@ -157,12 +159,7 @@ func (r *Reconciler) now() time.Time {
 	return time.Now()
 }
 
-func (r *Reconciler) gracefulTimeout() time.Duration {
-	if r.GracefulTimeout <= 0 {
-		return 5 * time.Minute
-	}
-	return r.GracefulTimeout
-}
+func (r *Reconciler) gracefulTimeout() time.Duration { return max(r.GracefulTimeout, 0) }
 
 func (r *Reconciler) event(crp placementv1beta1.PlacementObj, eventType, reason, format string, args ...any) {
 	if r.Recorder != nil {

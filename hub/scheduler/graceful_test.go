@@ -99,3 +99,12 @@ func TestGracefulHoldsOneEvictedBindingPerWaitingReplacement(t *testing.T) {
 		})
 	}
 }
+
+func TestAGracefulTimeoutOfZeroKeepsNoEvictedBinding(t *testing.T) {
+	if got := (&Reconciler{}).gracefulTimeout(); got != 0 {
+		t.Errorf("gracefulTimeout of a Reconciler with GracefulTimeout 0 = %s, want 0 (--eviction-graceful-timeout 0 keeps none)", got)
+	}
+	if got := (&Reconciler{GracefulTimeout: time.Minute}).gracefulTimeout(); got != time.Minute {
+		t.Errorf("gracefulTimeout = %s, want 1m", got)
+	}
+}

@@ -316,7 +316,7 @@ func (s *Server) authorize(ctx context.Context, hello tunnel.Hello, peer *x509.C
 	}
 	period := mc.Spec.HeartbeatPeriodSeconds
 	if period <= 0 {
-		period = 5
+		period = int32(tunnel.DefaultHeartbeatPeriod / time.Second)
 	}
 	return tunnel.HelloAck{Accepted: true, HeartbeatPeriodSeconds: period, HubReplica: s.opts.ReplicaName}, nil
 }

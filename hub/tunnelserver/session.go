@@ -89,7 +89,7 @@ func (ms *memberSession) end(reason string) {
 // serveSession runs one member's session until it closes.
 func (s *Server) serveSession(ctx context.Context, ss *tunnel.ServerSession) {
 	name := ss.PeerName()
-	period := 5 * time.Second
+	period := tunnel.DefaultHeartbeatPeriod
 	since := s.now()
 	ms := &memberSession{
 		name: name, sess: ss, since: since, log: s.log.WithValues("member", name),

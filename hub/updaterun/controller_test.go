@@ -461,3 +461,59 @@ func TestAnApprovalOfAnotherRunDoesNotCount(t *testing.T) {
 	approve(t, "upd-d-0-all")
 	waitForRunCondition(t, "upd-d-0", placementv1beta1.ConditionUpdateRunSucceeded, metav1.ConditionTrue, placementv1beta1.ReasonUpdateRunSucceeded)
 }
+
+// Run upd-e's stage 0-all and run upd-e-0's stage all share the usual name of
+// their approval request, upd-e-0-all: the run whose name is taken uses the
+// other, and the other run's request neither approves it nor is deleted.
+func TestRunsWhoseApprovalRequestNamesCollideEachGetTheirOwn(t *testing.T) {
+	ctx := context.Background()
+	startHub(t, newMemberAgents())
+	testenv.ReadyMember(t, env.Client, "e-1", map[string]string{"suite": "e"})
+	appNamespace(t, "upd-e", "blue")
+	externalPlacement(t, "upd-e", map[string]string{"suite": "e"})
+	testenv.Create(t, env.Client, &placementv1beta1.ClusterStagedUpdateStrategy{
+		ObjectMeta: metav1.ObjectMeta{Name: "upd-e"},
+		Spec: placementv1beta1.StagedUpdateStrategySpec{Stages: []placementv1beta1.StageConfig{
+			{Name: "all", LabelSelector: &metav1.LabelSelector{}, AfterStageTasks: []placementv1beta1.AfterStageTask{{Type: placementv1beta1.AfterStageTaskTypeApproval}}},
+		}},
+	})
+	waitUntilExternallyControlled(t, "upd-e", "e-1")
+	others := &placementv1beta1.ClusterApprovalRequest{
+		ObjectMeta: metav1.ObjectMeta{Name: "upd-e-0-all"},
+		Spec:       placementv1beta1.ApprovalRequestSpec{ParentStageRollout: "upd-e", TargetStage: "0-all"},
+	}
+	testenv.Create(t, env.Client, others)
+	approve(t, "upd-e-0-all")
+
+	testenv.Create(t, env.Client, newRun("upd-e-0", "upd-e", "0", "upd-e"))
+	waitForRunCondition(t, "upd-e-0", placementv1beta1.ConditionUpdateRunProgressing, metav1.ConditionFalse, placementv1beta1.ReasonUpdateRunWaiting)
+	run := getRun(t, "upd-e-0")
+	var own string
+	testenv.Eventually(t, 30*time.Second, func() error {
+		list := &placementv1beta1.ClusterApprovalRequestList{}
+		if err := env.Client.List(ctx, list); err != nil {
+			return err
+		}
+		for i := range list.Items {
+			req := &list.Items[i]
+			if metav1.IsControlledBy(req, run) {
+				if req.Name == "upd-e-0-all" {
+					return fmt.Errorf("the run took over the other run's request %s", req.Name)
+				}
+				if req.Spec.ParentStageRollout != "upd-e-0" || req.Spec.TargetStage != "all" {
+					return fmt.Errorf("the run's request %s names %+v", req.Name, req.Spec)
+				}
+				own = req.Name
+				return nil
+			}
+		}
+		return fmt.Errorf("the run has no approval request yet")
+	})
+	got := &placementv1beta1.ClusterApprovalRequest{}
+	if err := env.Client.Get(ctx, client.ObjectKey{Name: "upd-e-0-all"}, got); err != nil || got.UID != others.UID {
+		t.Fatalf("the other run's request was replaced or deleted: %v", err)
+	}
+	waitForRunCondition(t, "upd-e-0", placementv1beta1.ConditionUpdateRunProgressing, metav1.ConditionFalse, placementv1beta1.ReasonUpdateRunWaiting)
+	approve(t, own)
+	waitForRunCondition(t, "upd-e-0", placementv1beta1.ConditionUpdateRunSucceeded, metav1.ConditionTrue, placementv1beta1.ReasonUpdateRunSucceeded)
+}

@@ -215,40 +215,15 @@ func (r *Reconciler) approvalTask(ctx context.Context, s *scope, st *placementv1
 		return nil, nil
 	}
 	run := s.run
-	name := ApprovalRequestName(run.Name, st.StageName)
-	ts.ApprovalRequestName = name
-	req := &placementv1beta1.ClusterApprovalRequest{}
-	err := r.Client.Get(ctx, types.NamespacedName{Name: name}, req)
-	switch {
-	case apierrors.IsNotFound(err):
-		req = &placementv1beta1.ClusterApprovalRequest{
-			ObjectMeta: metav1.ObjectMeta{
-				Name: name,
-				Labels: map[string]string{
-					placementv1beta1.LabelUpdateRun: run.Name,
-					placementv1beta1.LabelStage:     st.StageName,
-				},
-			},
-			Spec: placementv1beta1.ApprovalRequestSpec{ParentStageRollout: run.Name, TargetStage: st.StageName},
+	req, wait, err := r.ensureApprovalRequest(ctx, s, st.StageName)
+	if err != nil || wait != nil {
+		if wait != nil {
+			ts.ApprovalRequestName = wait.approvalRequest
 		}
-		if err := controllerutil.SetControllerReference(run, req, r.Client.Scheme()); err != nil {
-			return nil, err
-		}
-		if err := r.Client.Create(ctx, req, client.FieldOwner(pipeline.ManagerUpdateRun)); err != nil && !apierrors.IsAlreadyExists(err) {
-			return nil, fmt.Errorf("failed to create ClusterApprovalRequest %s: %w", name, err)
-		}
-		s.announce(corev1.EventTypeNormal, "ApprovalRequested", "stage %s: every cluster is updated; ClusterApprovalRequest %s waits for approval", st.StageName, name)
-	case err != nil:
-		return nil, fmt.Errorf("failed to get ClusterApprovalRequest %s: %w", name, err)
-	case !metav1.IsControlledBy(req, run):
-		// A request of the same name left by another run (say, a deleted one of the
-		// same name) must not approve this one: replace it. Its deletion wakes the
-		// run, which then creates its own.
-		if err := r.Client.Delete(ctx, req, client.Preconditions{UID: &req.UID}); client.IgnoreNotFound(err) != nil {
-			return nil, fmt.Errorf("failed to delete ClusterApprovalRequest %s of another run: %w", name, err)
-		}
-		return &taskWait{approvalRequest: name}, nil
+		return wait, err
 	}
+	name := req.Name
+	ts.ApprovalRequestName = name
 	set(&ts.Conditions, placementv1beta1.ConditionApprovalRequestCreated, approvalRequestCreated(name), run.Generation)
 	if !conditions.IsTrue(req.Status.Conditions, placementv1beta1.ConditionApprovalRequestApprovedByUser) {
 		return &taskWait{approvalRequest: name}, nil
@@ -285,8 +260,11 @@ func (r *Reconciler) acceptApproval(ctx context.Context, req *placementv1beta1.C
 	return nil
 }
 
-// ApprovalRequestName is the name of the ClusterApprovalRequest of a run's stage:
-// <run>-<stage>, shortened with a hash when that is longer than a name may be.
+// ApprovalRequestName is the usual name of the ClusterApprovalRequest of a
+// run's stage: <run>-<stage>, shortened with a hash when that is longer than a
+// name may be. It is not unique (run a-b's stage c and run a's stage b-c share
+// it): a run whose usual name is taken by another run's request uses
+// approvalRequestAltName. The request's spec says whose it is.
 func ApprovalRequestName(run, stage string) string {
 	name := run + "-" + stage
 	if len(name) <= 253 {
@@ -294,4 +272,107 @@ func ApprovalRequestName(run, stage string) string {
 	}
 	sum := sha256.Sum256([]byte(name))
 	return name[:240] + "-" + hex.EncodeToString(sum[:])[:12]
+}
+
+// approvalRequestAltName is a name of the ClusterApprovalRequest of a run's
+// stage that no other (run, stage) pair has: the usual name, cut to leave room,
+// and a hash of the pair.
+func approvalRequestAltName(run, stage string) string {
+	sum := sha256.Sum256([]byte(run + "\x00" + stage))
+	prefix := run + "-" + stage
+	if len(prefix) > 240 {
+		prefix = prefix[:240]
+	}
+	return prefix + "-" + hex.EncodeToString(sum[:])[:12]
+}
+
+// approvalRequestMatch is what a ClusterApprovalRequest found under a
+// candidate name is to a run's stage.
+type approvalRequestMatch int
+
+const (
+	// approvalRequestOurs: its spec names the run and the stage, and the run
+	// controls it.
+	approvalRequestOurs approvalRequestMatch = iota
+	// approvalRequestStale: its spec names the run and the stage but another
+	// object (a deleted run of the same name) or nobody controls it: it must
+	// not approve this run, and is replaced.
+	approvalRequestStale
+	// approvalRequestOthers: its spec names another run or stage: the name is
+	// taken, and the next candidate is tried.
+	approvalRequestOthers
+)
+
+// matchApprovalRequest says whose a ClusterApprovalRequest is, from its spec
+// (what it approves) and its controller.
+func matchApprovalRequest(req *placementv1beta1.ClusterApprovalRequest, run metav1.Object, stage string) approvalRequestMatch {
+	if req.Spec.ParentStageRollout != run.GetName() || req.Spec.TargetStage != stage {
+		return approvalRequestOthers
+	}
+	if !metav1.IsControlledBy(req, run) {
+		return approvalRequestStale
+	}
+	return approvalRequestOurs
+}
+
+// ensureApprovalRequest finds or creates the ClusterApprovalRequest of a run's
+// stage under its usual name or, when another run's request holds that name,
+// its alternative one. A wait is returned while a stale request is replaced.
+func (r *Reconciler) ensureApprovalRequest(ctx context.Context, s *scope, stage string) (*placementv1beta1.ClusterApprovalRequest, *taskWait, error) {
+	run := s.run
+	for _, name := range []string{ApprovalRequestName(run.Name, stage), approvalRequestAltName(run.Name, stage)} {
+		req := &placementv1beta1.ClusterApprovalRequest{}
+		err := r.Client.Get(ctx, types.NamespacedName{Name: name}, req)
+		if apierrors.IsNotFound(err) {
+			req = &placementv1beta1.ClusterApprovalRequest{
+				ObjectMeta: metav1.ObjectMeta{
+					Name: name,
+					Labels: map[string]string{
+						placementv1beta1.LabelUpdateRun: labelValue(run.Name),
+						placementv1beta1.LabelStage:     labelValue(stage),
+					},
+				},
+				Spec: placementv1beta1.ApprovalRequestSpec{ParentStageRollout: run.Name, TargetStage: stage},
+			}
+			if err := controllerutil.SetControllerReference(run, req, r.Client.Scheme()); err != nil {
+				return nil, nil, err
+			}
+			if err := r.Client.Create(ctx, req, client.FieldOwner(pipeline.ManagerUpdateRun)); err != nil {
+				if apierrors.IsAlreadyExists(err) {
+					// Created since the read: look again at the next reconcile.
+					return nil, &taskWait{approvalRequest: name}, nil
+				}
+				return nil, nil, fmt.Errorf("failed to create ClusterApprovalRequest %s: %w", name, err)
+			}
+			s.announce(corev1.EventTypeNormal, "ApprovalRequested", "stage %s: every cluster is updated; ClusterApprovalRequest %s waits for approval", stage, name)
+			return req, nil, nil
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("failed to get ClusterApprovalRequest %s: %w", name, err)
+		}
+		switch matchApprovalRequest(req, run, stage) {
+		case approvalRequestOurs:
+			return req, nil, nil
+		case approvalRequestStale:
+			// A request for this run and stage left by another run of the same
+			// name must not approve this one: replace it. Its deletion wakes the
+			// run, which then creates its own.
+			if err := r.Client.Delete(ctx, req, client.Preconditions{UID: &req.UID}); client.IgnoreNotFound(err) != nil {
+				return nil, nil, fmt.Errorf("failed to delete ClusterApprovalRequest %s of another run: %w", name, err)
+			}
+			return nil, &taskWait{approvalRequest: name}, nil
+		}
+	}
+	return nil, nil, fmt.Errorf("the names of the ClusterApprovalRequest of stage %s (%s, %s) are both taken by requests of other runs",
+		stage, ApprovalRequestName(run.Name, stage), approvalRequestAltName(run.Name, stage))
+}
+
+// labelValue is a name as a label value: itself when it fits in 63 characters,
+// else cut and followed by a hash of the whole name.
+func labelValue(name string) string {
+	if len(name) <= 63 {
+		return name
+	}
+	sum := sha256.Sum256([]byte(name))
+	return strings.TrimRight(name[:50], "-_.") + "-" + hex.EncodeToString(sum[:])[:12]
 }

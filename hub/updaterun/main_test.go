@@ -60,7 +60,7 @@ func startHub(t *testing.T, agent *memberAgents) {
 		agent.client = mgr.GetClient()
 		controllers := []interface{ SetupWithManager(ctrl.Manager) error }{
 			&placement.Reconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorder("placement"), Resources: watcher},
-			&scheduler.Reconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Framework: plugins.NewFramework(framework.Options{})},
+			&scheduler.Reconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Framework: plugins.NewFramework(framework.Options{}), GracefulTimeout: 5 * time.Minute},
 			&rollout.Reconciler{Client: mgr.GetClient()},
 			&workgen.Reconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme()},
 			&workcleanup.Reconciler{Client: mgr.GetClient(), Timeout: time.Second},

@@ -115,3 +115,47 @@ func TestApprovalRequestName(t *testing.T) {
 		t.Errorf("name of %d characters, want at most 253", len(long))
 	}
 }
+
+func TestApprovalRequestAltNamesDoNotCollide(t *testing.T) {
+	if ApprovalRequestName("a-b", "c") != ApprovalRequestName("a", "b-c") {
+		t.Fatalf("the usual names were expected to collide")
+	}
+	if approvalRequestAltName("a-b", "c") == approvalRequestAltName("a", "b-c") {
+		t.Errorf("alternative names collide: %q", approvalRequestAltName("a", "b-c"))
+	}
+	if n := approvalRequestAltName(strings.Repeat("r", 253), strings.Repeat("s", 63)); len(n) > 253 {
+		t.Errorf("alternative name of %d characters, want at most 253", len(n))
+	}
+	if v := labelValue(strings.Repeat("r", 200)); len(v) > 63 {
+		t.Errorf("label value of %d characters, want at most 63", len(v))
+	}
+	if v := labelValue("run-1"); v != "run-1" {
+		t.Errorf("labelValue(run-1) = %q, want it unchanged", v)
+	}
+}
+
+func TestMatchApprovalRequest(t *testing.T) {
+	run := &metav1.ObjectMeta{Name: "run-1", UID: "u1"}
+	yes := true
+	controlled := []metav1.OwnerReference{{Name: "run-1", UID: "u1", Controller: &yes}}
+	otherRun := []metav1.OwnerReference{{Name: "run-1", UID: "u0", Controller: &yes}}
+	for _, tc := range []struct {
+		name   string
+		owners []metav1.OwnerReference
+		spec   placementv1beta1.ApprovalRequestSpec
+		want   approvalRequestMatch
+	}{
+		{"a request the run controls for its stage is its own", controlled, placementv1beta1.ApprovalRequestSpec{ParentStageRollout: "run-1", TargetStage: "canary"}, approvalRequestOurs},
+		{"a request for the run and stage of a deleted run of the name is stale", otherRun, placementv1beta1.ApprovalRequestSpec{ParentStageRollout: "run-1", TargetStage: "canary"}, approvalRequestStale},
+		{"a request for the run and stage that nobody controls is stale", nil, placementv1beta1.ApprovalRequestSpec{ParentStageRollout: "run-1", TargetStage: "canary"}, approvalRequestStale},
+		{"a request for another stage is another's, even if the run controls it", controlled, placementv1beta1.ApprovalRequestSpec{ParentStageRollout: "run-1", TargetStage: "prod"}, approvalRequestOthers},
+		{"a request for another run is another's", nil, placementv1beta1.ApprovalRequestSpec{ParentStageRollout: "run", TargetStage: "1-canary"}, approvalRequestOthers},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req := &placementv1beta1.ClusterApprovalRequest{ObjectMeta: metav1.ObjectMeta{Name: "x", OwnerReferences: tc.owners}, Spec: tc.spec}
+			if got := matchApprovalRequest(req, run, "canary"); got != tc.want {
+				t.Errorf("matchApprovalRequest = %d, want %d", got, tc.want)
+			}
+		})
+	}
+}

@@ -27,7 +27,9 @@ import (
 type Reconciler struct {
 	Client   client.Client
 	Recorder events.EventRecorder
-	// Timeout is how long a deleted Work waits for its member. Default: 5m.
+	// Timeout is how long a deleted Work waits for its member; 0 waits not at
+	// all. The hub sets it from --work-cleanup-timeout (hub/app/options.go
+	// holds the default).
 	Timeout time.Duration
 	// Now is the clock. Default: time.Now.
 	Now func() time.Time
@@ -66,12 +68,7 @@ func Remaining(deletedAt, now time.Time, timeout time.Duration) time.Duration {
 	return 0
 }
 
-func (r *Reconciler) timeout() time.Duration {
-	if r.Timeout <= 0 {
-		return 5 * time.Minute
-	}
-	return r.Timeout
-}
+func (r *Reconciler) timeout() time.Duration { return max(r.Timeout, 0) }
 
 func (r *Reconciler) now() time.Time {
 	if r.Now != nil {

@@ -23,3 +23,12 @@ func TestRemaining(t *testing.T) {
 		})
 	}
 }
+
+func TestATimeoutOfZeroWaitsNotAtAll(t *testing.T) {
+	if got := (&Reconciler{}).timeout(); got != 0 {
+		t.Errorf("timeout of a Reconciler with Timeout 0 = %s, want 0 (--work-cleanup-timeout 0 waits for no member)", got)
+	}
+	if got := (&Reconciler{Timeout: time.Minute}).timeout(); got != time.Minute {
+		t.Errorf("timeout = %s, want 1m", got)
+	}
+}

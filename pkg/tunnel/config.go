@@ -18,9 +18,12 @@ const (
 	// DefaultHandshakeTimeout bounds connection setup: TCP dial, TLS
 	// handshake and the tunnel handshake (streams, Hello, HelloAck).
 	DefaultHandshakeTimeout = 15 * time.Second
-	// DefaultHeartbeatPeriod is the heartbeat period the hub announces in
-	// HelloAck unless configured otherwise.
-	DefaultHeartbeatPeriod = 10 * time.Second
+	// DefaultHeartbeatPeriod is the heartbeat period: what the hub announces
+	// in HelloAck for a member whose MemberCluster names none, and what an
+	// agent uses when a HelloAck names none. The one place it is set: the
+	// MemberCluster CRD's default for spec.heartbeatPeriodSeconds is checked
+	// against it (apis/cluster/v1beta1).
+	DefaultHeartbeatPeriod = 5 * time.Second
 
 	// refusalLinger is how long a hub that refused a session waits for the
 	// agent to hang up before closing, so that the HelloAck is not lost to a

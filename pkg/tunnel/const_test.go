@@ -140,7 +140,7 @@ func TestDefaults(t *testing.T) {
 	}
 	want := map[string]time.Duration{
 		"DefaultHandshakeTimeout":         15 * time.Second,
-		"DefaultHeartbeatPeriod":          10 * time.Second,
+		"DefaultHeartbeatPeriod":          5 * time.Second,
 		"DefaultReconnectInitialInterval": 500 * time.Millisecond,
 		"DefaultReconnectMaxInterval":     30 * time.Second,
 		"DefaultReconnectResetAfter":      time.Minute,

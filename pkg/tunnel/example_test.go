@@ -75,7 +75,7 @@ func Example() {
 		}
 	}
 	// Output:
-	// agent: connected to hub-0, heartbeat every 10s
+	// agent: connected to hub-0, heartbeat every 5s
 	// hub: member-1 holds 0 Work
 	// agent: apply web at h1
 	// agent: in sync

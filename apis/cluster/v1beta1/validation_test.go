@@ -31,6 +31,7 @@ import (
 
 	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
 	"github.com/flotilla-io/flotilla/pkg/testenv"
+	"github.com/flotilla-io/flotilla/pkg/tunnel"
 )
 
 func memberCluster(name string, taints ...clusterv1beta1.Taint) *clusterv1beta1.MemberCluster {
@@ -50,7 +51,8 @@ func TestMemberClusterDefaults(t *testing.T) {
 	if err := env.Client.Create(ctx, mc); err != nil {
 		t.Fatalf("failed to create the member cluster: %v", err)
 	}
-	want := clusterv1beta1.MemberClusterSpec{HeartbeatPeriodSeconds: 5}
+	// The CRD's default is the protocol's: one heartbeat period everywhere.
+	want := clusterv1beta1.MemberClusterSpec{HeartbeatPeriodSeconds: int32(tunnel.DefaultHeartbeatPeriod / time.Second)}
 	if diff := cmp.Diff(want, mc.Spec); diff != "" {
 		t.Errorf("spec after defaulting (-want +got):\n%s", diff)
 	}

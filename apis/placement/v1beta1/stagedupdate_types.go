@@ -376,7 +376,9 @@ type ClusterApprovalRequest struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
-	// Spec names the run and the stage. It cannot be changed.
+	// Spec names the run and the stage. It cannot be changed. A run accepts
+	// the approval only of a request whose spec names it and the stage (and
+	// that it controls), whatever the request's name or labels say.
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec is immutable"
 	// +required
 	Spec ApprovalRequestSpec `json:"spec"`
