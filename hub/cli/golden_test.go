@@ -215,7 +215,7 @@ func TestGoldenOutputs(t *testing.T) {
 			},
 			{
 				Conditions: []metav1.Condition{
-					cond(placementv1beta1.ConditionScheduled, metav1.ConditionFalse, placementv1beta1.ReasonNotScheduled, "no eligible cluster for this slot", gen),
+					cond(placementv1beta1.ConditionScheduled, metav1.ConditionFalse, placementv1beta1.ReasonSchedulingPolicyUnfulfilled, "no eligible cluster for this slot", gen),
 				},
 			},
 		},
