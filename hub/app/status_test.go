@@ -84,10 +84,18 @@ func TestPlacementsWhoseOldBindingNamesCollideBothGetBindings(t *testing.T) {
 func TestAppliedAndAvailableAreUnknownWhileTheAgentIsDisconnected(t *testing.T) {
 	ctx := context.Background()
 	c := env.Client
-	testenv.ReadyMember(t, c, "dis-1", nil)
+	testenv.ReadyMember(t, c, "dis-1", map[string]string{"suite": "disconnected"})
 	testenv.Create(t, c, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "dis-app"}})
 	startHub(t)
-	testenv.Create(t, c, fixedPlacement("dis-app", "dis-app", "dis-1"))
+	// PickAll, which keeps a placement on a disconnected member.
+	crp := fixedPlacement("dis-app", "dis-app")
+	crp.Spec.Policy = &placementv1beta1.PlacementPolicy{PlacementType: placementv1beta1.PickAll,
+		Affinity: &placementv1beta1.Affinity{ClusterAffinity: &placementv1beta1.ClusterAffinity{
+			RequiredDuringSchedulingIgnoredDuringExecution: &placementv1beta1.ClusterSelector{ClusterSelectorTerms: []placementv1beta1.ClusterSelectorTerm{
+				{LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"suite": "disconnected"}}},
+			}},
+		}}}
+	testenv.Create(t, c, crp)
 
 	work := &placementv1beta1.Work{}
 	workKey := types.NamespacedName{Namespace: clusterv1beta1.MemberNamespace("dis-1"), Name: "dis-app-work"}
