@@ -131,3 +131,24 @@ func OverrideInputsChanged() predicate.Predicate {
 		},
 	}
 }
+
+// AgentConnectedChanged passes MemberCluster updates that change the status of
+// its AgentConnected condition: the per-cluster Applied and Available of every
+// placement on it turn Unknown (AgentDisconnected) or back.
+func AgentConnectedChanged() predicate.Predicate {
+	return predicate.Funcs{
+		CreateFunc:  func(event.CreateEvent) bool { return false },
+		DeleteFunc:  func(event.DeleteEvent) bool { return false },
+		GenericFunc: func(event.GenericEvent) bool { return false },
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			o, ok1 := e.ObjectOld.(*clusterv1beta1.MemberCluster)
+			n, ok2 := e.ObjectNew.(*clusterv1beta1.MemberCluster)
+			if !ok1 || !ok2 {
+				return false
+			}
+			oc := conditions.Get(o.Status.Conditions, clusterv1beta1.ConditionAgentConnected)
+			nc := conditions.Get(n.Status.Conditions, clusterv1beta1.ConditionAgentConnected)
+			return (oc == nil) != (nc == nil) || (oc != nil && oc.Status != nc.Status)
+		},
+	}
+}

@@ -16,6 +16,7 @@ import (
 
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
 	"github.com/flotilla-io/flotilla/hub/eviction"
+	"github.com/flotilla-io/flotilla/hub/pipeline"
 	"github.com/flotilla-io/flotilla/hub/placement"
 	"github.com/flotilla-io/flotilla/hub/resources"
 	"github.com/flotilla-io/flotilla/hub/rollout"
@@ -102,7 +103,7 @@ func bind(t *testing.T, placement, cluster string, available bool) {
 	t.Helper()
 	b := &placementv1beta1.ClusterResourceBinding{
 		ObjectMeta: metav1.ObjectMeta{
-			Name:   scheduler.BindingName(placement, "", cluster),
+			Name:   scheduler.BindingName(pipeline.PlacementKey{Name: placement}, "", cluster),
 			Labels: map[string]string{placementv1beta1.LabelPlacementName: placement},
 		},
 		Spec: placementv1beta1.ResourceBindingSpec{

@@ -66,10 +66,7 @@ func placementAgentReports(crp placementv1beta1.PlacementObj, statuses []placeme
 	}
 	st.Conditions = withoutTypes(st.Conditions,
 		crp.PlacementConditionType(placementv1beta1.ConditionApplied), crp.PlacementConditionType(placementv1beta1.ConditionAvailable))
-	status, reason, message := summarise(statuses, placementv1beta1.ConditionDiffReported, placementv1beta1.ReasonDiffReportPending)
-	if status == metav1.ConditionTrue {
-		reason = placementv1beta1.ReasonDiffReported
-	}
+	status, reason, message := summarise(statuses, placementv1beta1.ConditionDiffReported, placementv1beta1.ReasonDiffReportPending, placementv1beta1.ReasonDiffReported)
 	conditions.Set(&st.Conditions, diffType, status, reason, message, gen)
 }
 

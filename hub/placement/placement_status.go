@@ -16,21 +16,19 @@ import (
 	"github.com/flotilla-io/flotilla/pkg/conditions"
 )
 
-// reasonInvalidResourceSelectors marks a placement whose selectors cannot be
-// answered (an unknown kind, a namespaced kind selected directly).
-const reasonInvalidResourceSelectors = "InvalidResourceSelectors"
-
 // stages are the per-cluster conditions after Scheduled, in pipeline order, with
-// the reason used while a stage has not been reported yet.
+// the reason used while a stage has not been reported yet and the reason of the
+// placement-level summary when every cluster's is True.
 var stages = []struct {
 	condType      string
 	pendingReason string
+	trueReason    string
 }{
-	{placementv1beta1.ConditionRolloutStarted, placementv1beta1.ReasonRolloutPending},
-	{placementv1beta1.ConditionOverridden, placementv1beta1.ReasonRolloutPending},
-	{placementv1beta1.ConditionWorkSynchronized, placementv1beta1.ReasonWorkSyncPending},
-	{placementv1beta1.ConditionApplied, placementv1beta1.ReasonApplyPending},
-	{placementv1beta1.ConditionAvailable, placementv1beta1.ReasonNotAvailableYet},
+	{placementv1beta1.ConditionRolloutStarted, placementv1beta1.ReasonRolloutPending, placementv1beta1.ReasonRolloutStarted},
+	{placementv1beta1.ConditionOverridden, placementv1beta1.ReasonRolloutPending, placementv1beta1.ReasonOverridden},
+	{placementv1beta1.ConditionWorkSynchronized, placementv1beta1.ReasonWorkSyncPending, placementv1beta1.ReasonWorkSynchronized},
+	{placementv1beta1.ConditionApplied, placementv1beta1.ReasonApplyPending, placementv1beta1.ReasonApplied},
+	{placementv1beta1.ConditionAvailable, placementv1beta1.ReasonNotAvailableYet, placementv1beta1.ReasonAvailable},
 }
 
 // updateStatus computes the placement's status from its snapshots and bindings,
@@ -106,7 +104,7 @@ func computeStatus(s *scope, bindings []placementv1beta1.BindingObj, indexOf map
 	}
 	switch {
 	case s.selectErr != nil:
-		conditions.Set(&st.Conditions, schedType, metav1.ConditionFalse, reasonInvalidResourceSelectors, s.selectErr.Error(), gen)
+		conditions.Set(&st.Conditions, schedType, metav1.ConditionFalse, placementv1beta1.ReasonInvalidResourceSelectors, s.selectErr.Error(), gen)
 	case schedCond == nil:
 		conditions.Set(&st.Conditions, schedType, metav1.ConditionUnknown, placementv1beta1.ReasonSchedulePending, "waiting for the scheduler", gen)
 	default:
@@ -159,7 +157,7 @@ func computeStatus(s *scope, bindings []placementv1beta1.BindingObj, indexOf map
 			st.Conditions = meta
 			continue
 		}
-		status, reason, message := summarise(statuses, stage.condType, stage.pendingReason)
+		status, reason, message := summarise(statuses, stage.condType, stage.pendingReason, stage.trueReason)
 		if external && status == metav1.ConditionTrue {
 			message += olderIndexes(statuses, st.ObservedResourceIndex)
 		}
@@ -221,6 +219,10 @@ func perClusterStatus(b placementv1beta1.BindingObj, latestSnapshot string, inde
 		c := conditions.Get(st.Conditions, stage.condType)
 		afterOverridden := stage.condType != placementv1beta1.ConditionRolloutStarted && stage.condType != placementv1beta1.ConditionOverridden
 		switch {
+		case c != nil && c.ObservedGeneration == b.GetGeneration() && c.Reason == placementv1beta1.ReasonAgentDisconnected:
+			// Applied and Available of a member whose agent is gone: say so,
+			// not that the cluster waits for the stage before.
+			conditions.Set(&pcs.Conditions, stage.condType, c.Status, c.Reason, c.Message, gen)
 		case previous != "":
 			conditions.Set(&pcs.Conditions, stage.condType, metav1.ConditionUnknown, stage.pendingReason, "waiting for "+previous, gen)
 		case c == nil || c.ObservedGeneration != b.GetGeneration():
@@ -284,9 +286,11 @@ func plural(n int) string {
 }
 
 // summarise folds one condition type over the clusters: any False makes it
-// False, any Unknown makes it Unknown, all True makes it True.
-func summarise(statuses []placementv1beta1.PerClusterPlacementStatus, condType, pendingReason string) (metav1.ConditionStatus, string, string) {
-	var falses, unknowns []string
+// False, any Unknown makes it Unknown (reason AgentDisconnected, naming the
+// clusters, when an agent is disconnected), all True makes it True.
+func summarise(statuses []placementv1beta1.PerClusterPlacementStatus, condType, pendingReason, trueReason string) (metav1.ConditionStatus, string, string) {
+	var falses, unknowns, disconnected []string
+	var firstDisconnected *metav1.Condition
 	var firstFalse *metav1.Condition
 	total := 0
 	for _, pcs := range statuses {
@@ -298,6 +302,12 @@ func summarise(statuses []placementv1beta1.PerClusterPlacementStatus, condType, 
 		switch {
 		case c == nil || c.Status == metav1.ConditionUnknown:
 			unknowns = append(unknowns, pcs.ClusterName)
+			if c != nil && c.Reason == placementv1beta1.ReasonAgentDisconnected {
+				if firstDisconnected == nil {
+					firstDisconnected = c
+				}
+				disconnected = append(disconnected, pcs.ClusterName)
+			}
 		case c.Status == metav1.ConditionFalse:
 			if firstFalse == nil {
 				firstFalse = c
@@ -308,9 +318,12 @@ func summarise(statuses []placementv1beta1.PerClusterPlacementStatus, condType, 
 	switch {
 	case len(falses) > 0:
 		return metav1.ConditionFalse, firstFalse.Reason, fmt.Sprintf("%d of %d clusters: %s; %s: %s", len(falses), total, strings.Join(falses, ", "), falses[0], firstFalse.Message)
+	case len(disconnected) > 0:
+		return metav1.ConditionUnknown, placementv1beta1.ReasonAgentDisconnected, fmt.Sprintf("%d of %d clusters have a disconnected agent: %s; %s: %s",
+			len(disconnected), total, strings.Join(disconnected, ", "), disconnected[0], firstDisconnected.Message)
 	case len(unknowns) > 0:
 		return metav1.ConditionUnknown, pendingReason, fmt.Sprintf("waiting for %d of %d clusters: %s", len(unknowns), total, strings.Join(unknowns, ", "))
 	default:
-		return metav1.ConditionTrue, condType, fmt.Sprintf("all %d clusters", total)
+		return metav1.ConditionTrue, trueReason, fmt.Sprintf("all %d clusters", total)
 	}
 }

@@ -2,8 +2,10 @@ package scheduler
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -35,15 +37,44 @@ func (r *Reconciler) loadPolicySnapshot(ctx context.Context, s *scope) error {
 }
 
 // checkSchedulerName leaves a placement of another scheduler to it, which writes
-// the bindings.
-func (r *Reconciler) checkSchedulerName(_ context.Context, s *scope) error {
+// the bindings: Scheduled is Unknown (WaitingForExternalScheduler) until it has
+// written some, then True, naming the clusters.
+func (r *Reconciler) checkSchedulerName(ctx context.Context, s *scope) error {
 	if IsOurs(s.placement) {
 		return nil
 	}
-	s.scheduled = &framework.CycleResult{Status: metav1.ConditionUnknown, Reason: placementv1beta1.ReasonWaitingForExternalScheduler,
-		Message: fmt.Sprintf("schedulerName is %q: waiting for that scheduler to write bindings", s.placement.GetPlacementSpec().SchedulerName)}
 	s.done = true
+	bindings, err := pipeline.ListBindingsCached(ctx, r.Client, s.key)
+	if err != nil {
+		return err
+	}
+	s.scheduled = externalScheduled(s.placement.GetPlacementSpec().SchedulerName, bindings)
 	return nil
+}
+
+// externalScheduled is the Scheduled outcome of a placement that scheduler
+// (not ours) schedules, from the bindings it wrote.
+func externalScheduled(scheduler string, bindings []placementv1beta1.BindingObj) *framework.CycleResult {
+	var clusters []string
+	for _, b := range pipeline.ActiveBindings(bindings) {
+		if b.GetBindingSpec().State != placementv1beta1.BindingStateUnscheduled {
+			clusters = append(clusters, b.GetBindingSpec().TargetCluster)
+		}
+	}
+	if len(clusters) == 0 {
+		return &framework.CycleResult{Status: metav1.ConditionUnknown, Reason: placementv1beta1.ReasonWaitingForExternalScheduler,
+			Message: fmt.Sprintf("schedulerName is %q: waiting for that scheduler to write bindings", scheduler)}
+	}
+	sort.Strings(clusters)
+	return &framework.CycleResult{Status: metav1.ConditionTrue, Reason: placementv1beta1.ReasonScheduled,
+		Message: fmt.Sprintf("scheduler %q bound %d cluster%s: %s", scheduler, len(clusters), plural(len(clusters)), strings.Join(clusters, ", "))}
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }
 
 // loadSelectors reads the Kratix dynamic selectors: one cycle runs for the
@@ -269,15 +300,6 @@ func (r *Reconciler) scheduleGroup(ctx context.Context, s *scope, group string) 
 	return res, nil
 }
 
-// BindingName is the name of a placement's binding to a cluster, for a
-// scheduling group ("" for the placement's own resources).
-func BindingName(placement, group, cluster string) string {
-	if group == "" {
-		return placement + "-" + cluster
-	}
-	return placement + "-" + group + "-" + cluster
-}
-
 // applyBindings makes the placement's bindings match the cycle's result: a
 // binding per selected cluster (new ones Scheduled, for the rollout to bind),
 // the decision recorded on each, and Unscheduled for the clusters to leave (the
@@ -286,41 +308,37 @@ func (r *Reconciler) applyBindings(ctx context.Context, s *scope, group string,
 	existing []placementv1beta1.BindingObj, res framework.CycleResult, held map[string]string) error {
 	crp, snap := s.placement, s.snapshot
 	byCluster := map[string]placementv1beta1.BindingObj{}
+	removing := map[string]bool{}
 	for _, b := range existing {
 		if b.GetDeletionTimestamp().IsZero() {
 			byCluster[b.GetBindingSpec().TargetCluster] = b
+		} else {
+			removing[b.GetBindingSpec().TargetCluster] = true
 		}
 	}
 	decisions := map[string]placementv1beta1.ClusterDecision{}
 	for _, d := range res.Decisions {
 		decisions[d.ClusterName] = d
 	}
+	var failed []error
 	for _, cluster := range res.Selected {
 		b, ok := byCluster[cluster]
 		if !ok {
-			b = pipeline.NewBinding(s.key)
-			b.SetName(BindingName(s.key.Name, group, cluster))
-			labels := s.key.Labels()
-			if group != "" {
-				labels[schedulinggroup.LabelGroup] = group
+			if removing[cluster] {
+				// The previous binding to this cluster is still being removed;
+				// its removal wakes the placement again.
+				continue
 			}
-			b.SetLabels(labels)
-			*b.GetBindingSpec() = placementv1beta1.ResourceBindingSpec{
-				State:                        placementv1beta1.BindingStateScheduled,
-				TargetCluster:                cluster,
-				SchedulingPolicySnapshotName: snap.GetName(),
-				ClusterDecision:              decisions[cluster],
+			created, err := r.createBinding(ctx, s, group, cluster, decisions[cluster])
+			if err != nil {
+				// The other clusters get their bindings meanwhile.
+				failed = append(failed, err)
+				continue
 			}
-			if err := controllerutil.SetControllerReference(crp, b, r.Scheme); err != nil {
-				return err
+			if created == nil {
+				continue
 			}
-			if err := r.Client.Create(ctx, b, client.FieldOwner(scheduledManager)); err != nil {
-				if apierrors.IsAlreadyExists(err) {
-					// The previous binding to this cluster is still being removed.
-					continue
-				}
-				return fmt.Errorf("failed to create binding for %s: %w", cluster, err)
-			}
+			b = created
 		} else {
 			want := b.GetBindingSpec().DeepCopy()
 			want.SchedulingPolicySnapshotName = snap.GetName()
@@ -355,7 +373,69 @@ func (r *Reconciler) applyBindings(ctx context.Context, s *scope, group string,
 			return err
 		}
 	}
-	return nil
+	return errors.Join(failed...)
+}
+
+// createBinding creates the binding of the placement to cluster, named by
+// BindingName. When that name is taken by another placement's binding (one an
+// older hub named <placement>-<cluster>: web on prod-1 and web-prod on 1 both
+// got web-prod-1), it uses HashedBindingName instead. It returns nil, and no
+// error, when the binding exists already (it is not in the cache yet).
+func (r *Reconciler) createBinding(ctx context.Context, s *scope, group, cluster string,
+	decision placementv1beta1.ClusterDecision) (placementv1beta1.BindingObj, error) {
+	names := []string{BindingName(s.key, group, cluster)}
+	if hashed := HashedBindingName(s.key, group, cluster); hashed != names[0] {
+		names = append(names, hashed)
+	}
+	var taken []string
+	for _, name := range names {
+		b := pipeline.NewBinding(s.key)
+		b.SetName(name)
+		labels := s.key.Labels()
+		if group != "" {
+			labels[schedulinggroup.LabelGroup] = group
+		}
+		b.SetLabels(labels)
+		*b.GetBindingSpec() = placementv1beta1.ResourceBindingSpec{
+			State:                        placementv1beta1.BindingStateScheduled,
+			TargetCluster:                cluster,
+			SchedulingPolicySnapshotName: s.snapshot.GetName(),
+			ClusterDecision:              decision,
+		}
+		if err := controllerutil.SetControllerReference(s.placement, b, r.Scheme); err != nil {
+			return nil, err
+		}
+		err := r.Client.Create(ctx, b, client.FieldOwner(scheduledManager))
+		if err == nil {
+			return b, nil
+		}
+		if !apierrors.IsAlreadyExists(err) {
+			return nil, fmt.Errorf("failed to create binding %s for %s: %w", name, cluster, err)
+		}
+		other := pipeline.NewBinding(s.key)
+		if err := r.Client.Get(ctx, client.ObjectKey{Namespace: s.key.Namespace, Name: name}, other); err != nil {
+			return nil, fmt.Errorf("failed to read binding %s, which already exists: %w", name, err)
+		}
+		if isBindingOf(other, s.key, group, cluster) {
+			// Ours, not yet in the cache (or being removed): its event wakes
+			// the placement again.
+			return nil, nil
+		}
+		owner, _ := pipeline.OwnerKey(other)
+		taken = append(taken, fmt.Sprintf("%s (placement %q, cluster %q)", name, owner, other.GetBindingSpec().TargetCluster))
+		log.FromContext(ctx).Info("binding name taken by another placement's binding; trying the next name",
+			"name", name, "cluster", cluster, "otherPlacement", owner.String())
+	}
+	return nil, fmt.Errorf("cannot create the binding for cluster %s: its names are taken by other bindings: %s",
+		cluster, strings.Join(taken, ", "))
+}
+
+// isBindingOf reports whether b is the binding of the placement key to cluster
+// in the scheduling group.
+func isBindingOf(b placementv1beta1.BindingObj, key pipeline.PlacementKey, group, cluster string) bool {
+	owner, ok := pipeline.OwnerKey(b)
+	return ok && owner == key && schedulinggroup.Of(b.GetLabels()) == group &&
+		b.GetBindingSpec().TargetCluster == cluster
 }
 
 // patchSpec writes the scheduler's fields of a binding's spec. A change of

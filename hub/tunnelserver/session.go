@@ -13,6 +13,7 @@ import (
 	"golang.org/x/time/rate"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -21,6 +22,7 @@ import (
 	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
 	"github.com/flotilla-io/flotilla/hub/pki"
+	"github.com/flotilla-io/flotilla/pkg/conditions"
 	"github.com/flotilla-io/flotilla/pkg/tunnel"
 	"github.com/flotilla-io/flotilla/pkg/workhash"
 )
@@ -332,7 +334,7 @@ func (s *Server) workLoop(ctx context.Context, ms *memberSession) error {
 		if held[w.Name] == h {
 			continue
 		}
-		if err := s.sendUpsert(ms, w, h); err != nil {
+		if err := s.sendUpsert(ctx, ms, w, h); err != nil {
 			return err
 		}
 	}
@@ -363,7 +365,7 @@ func (s *Server) workLoop(ctx context.Context, ms *memberSession) error {
 				if sent[name] == h {
 					continue
 				}
-				if err := s.sendUpsert(ms, w, h); err != nil {
+				if err := s.sendUpsert(ctx, ms, w, h); err != nil {
 					return err
 				}
 				sent[name] = h
@@ -382,7 +384,7 @@ func (s *Server) workLoop(ctx context.Context, ms *memberSession) error {
 	}
 }
 
-func (s *Server) sendUpsert(ms *memberSession, w *placementv1beta1.Work, hash string) error {
+func (s *Server) sendUpsert(ctx context.Context, ms *memberSession, w *placementv1beta1.Work, hash string) error {
 	out := w.DeepCopy()
 	out.ManagedFields = nil
 	out.Status = placementv1beta1.WorkStatus{}
@@ -392,8 +394,12 @@ func (s *Server) sendUpsert(ms *memberSession, w *placementv1beta1.Work, hash st
 	}
 	if err := ms.sess.Work().Send(tunnel.WorkUpsert{Name: w.Name, Hash: hash, Work: data}); err != nil {
 		if errors.Is(err, tunnel.ErrFrameTooLarge) {
-			// Too big for the agent: say so on the Work instead of dropping the session.
+			// Too big for the agent: say so on the Work instead of dropping the
+			// session. It is sent again when its spec changes.
 			ms.log.Error(err, "work too large for the agent", "work", w.Name, "bytes", len(data))
+			if err := s.markTooLarge(ctx, w, hash, len(data), err); err != nil {
+				return err
+			}
 			return nil
 		}
 		return err
@@ -497,6 +503,38 @@ func (s *Server) writeWorkStatus(ctx context.Context, ns string, rep tunnel.Stat
 		return s.direct.Status().Update(ctx, w)
 	})
 	return outcome, err
+}
+
+// markTooLarge records on a Work that it was not sent to the agent because it
+// is larger than a tunnel frame may be: Applied=False, reason WorkTooLarge,
+// with the size and the limit, and Available=Unknown. The agent never saw this
+// spec, so no report of it replaces the condition; the next spec is sent anew.
+func (s *Server) markTooLarge(ctx context.Context, w *placementv1beta1.Work, hash string, size int, sendErr error) error {
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		cur := &placementv1beta1.Work{}
+		if err := s.direct.Get(ctx, types.NamespacedName{Namespace: w.Namespace, Name: w.Name}, cur); err != nil {
+			return client.IgnoreNotFound(err)
+		}
+		if workhash.Of(&cur.Spec) != hash {
+			return nil // changed meanwhile: the new spec is sent next
+		}
+		before := cur.Status.DeepCopy()
+		tooLargeStatus(&cur.Status, cur.Generation, size, sendErr)
+		if equality.Semantic.DeepEqual(before, &cur.Status) {
+			return nil
+		}
+		return s.direct.Status().Update(ctx, cur)
+	})
+}
+
+// tooLargeStatus is the status of a Work of size bytes that the tunnel could not
+// carry (sendErr names the limit).
+func tooLargeStatus(st *placementv1beta1.WorkStatus, gen int64, size int, sendErr error) {
+	conditions.Set(&st.Conditions, placementv1beta1.ConditionApplied, metav1.ConditionFalse, placementv1beta1.ReasonWorkTooLarge,
+		fmt.Sprintf("the Work is %d bytes, too large to send to the agent (%v): select fewer or smaller resources, or split them over several placements", size, sendErr), gen)
+	conditions.Set(&st.Conditions, placementv1beta1.ConditionAvailable, metav1.ConditionUnknown, placementv1beta1.ReasonNotApplied,
+		"the Work was not sent to the agent", gen)
+	st.ManifestConditions = nil
 }
 
 // heartbeatOverdue reports whether a member whose last heartbeat came at last is

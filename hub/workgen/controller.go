@@ -14,6 +14,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
@@ -149,6 +150,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (ctrl
 			placementv1beta1.ReasonWorkSynchronized, fmt.Sprintf("Work %s/%s holds snapshot %s", work.Namespace, work.Name, spec.ResourceSnapshotName), gen)
 		want.FailedPlacements = copyWorkStatus(&own, b, work)
 		copyAgentReports(&own, &want, b, work)
+		mc := &clusterv1beta1.MemberCluster{}
+		if err := r.Client.Get(ctx, types.NamespacedName{Name: spec.TargetCluster}, mc); err == nil {
+			markDisconnected(&own, spec.TargetCluster, conditions.Get(mc.Status.Conditions, clusterv1beta1.ConditionAgentConnected), gen)
+		} else if !apierrors.IsNotFound(err) {
+			return ctrl.Result{}, fmt.Errorf("failed to get member cluster %s: %w", spec.TargetCluster, err)
+		}
 	}
 	want.Conditions = own
 	if uerr := pipeline.ApplyBindingStatus(ctx, r.Client, b, pipeline.ManagerWorkGenerator, ownedConditions, want); uerr != nil {
@@ -282,6 +289,29 @@ func copyWorkStatus(own *[]metav1.Condition, b placementv1beta1.BindingObj, work
 	return failed
 }
 
+// markDisconnected turns Applied and Available to Unknown, reason
+// AgentDisconnected, while the member's agent is disconnected (connected is
+// its AgentConnected condition): what the agent last reported may no longer
+// hold. The message says since when and what the last report was. The agent's
+// next report, once it reconnects, brings the real values back.
+func markDisconnected(own *[]metav1.Condition, cluster string, connected *metav1.Condition, gen int64) {
+	if connected == nil || connected.Status != metav1.ConditionFalse {
+		return
+	}
+	since := connected.LastTransitionTime.UTC().Format(time.RFC3339)
+	for _, t := range []string{placementv1beta1.ConditionApplied, placementv1beta1.ConditionAvailable} {
+		last := "nothing"
+		if c := conditions.Get(*own, t); c != nil {
+			if c.Reason == placementv1beta1.ReasonAgentDisconnected {
+				continue
+			}
+			last = fmt.Sprintf("%s=%s (%s)", t, c.Status, c.Reason)
+		}
+		conditions.Set(own, t, metav1.ConditionUnknown, placementv1beta1.ReasonAgentDisconnected,
+			fmt.Sprintf("the agent of member %s has been disconnected since %s (%s); it last reported %s", cluster, since, connected.Reason, last), gen)
+	}
+}
+
 // reconcileRemoval deletes a deleted binding's Work and, once it is gone, lets
 // the binding go. The Work's deletion wakes us (the Work watch), so nothing polls.
 func (r *Reconciler) reconcileRemoval(ctx context.Context, lg logr.Logger, b placementv1beta1.BindingObj) error {
@@ -333,6 +363,8 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Watches(&placementv1beta1.ResourcePlacement{}, handler.EnqueueRequestsFromMapFunc(r.bindingsOf), placementChanged).
 		Watches(&clusterv1beta1.MemberCluster{}, handler.EnqueueRequestsFromMapFunc(r.bindingsOnCluster),
 			builder.WithPredicates(enqueue.OverrideInputsChanged())).
+		Watches(&clusterv1beta1.MemberCluster{}, handler.EnqueueRequestsFromMapFunc(r.allBindingsOnCluster),
+			builder.WithPredicates(enqueue.AgentConnectedChanged())).
 		Complete(r)
 }
 
@@ -358,6 +390,20 @@ func (r *Reconciler) bindingsOnCluster(ctx context.Context, o client.Object) []r
 		if spec := b.GetBindingSpec(); len(spec.ClusterResourceOverrideSnapshots)+len(spec.ResourceOverrideSnapshots) > 0 {
 			out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: b.GetNamespace(), Name: b.GetName()}})
 		}
+	}
+	return out
+}
+
+// allBindingsOnCluster maps a member cluster to every binding on it (its
+// agent connected or disconnected: Applied and Available change).
+func (r *Reconciler) allBindingsOnCluster(ctx context.Context, o client.Object) []reconcile.Request {
+	bs, err := pipeline.ListBindingsOnCluster(ctx, r.Client, o.GetName())
+	if err != nil {
+		return nil
+	}
+	out := make([]reconcile.Request, 0, len(bs))
+	for _, b := range bs {
+		out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: b.GetNamespace(), Name: b.GetName()}})
 	}
 	return out
 }

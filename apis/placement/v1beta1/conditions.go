@@ -29,8 +29,8 @@ package v1beta1
 // clusters.
 
 // Scheduled reports whether the scheduler has placed the placement on its clusters.
-// Per cluster it is True for a picked cluster and False for a PickFixed cluster that
-// is not eligible or for a PickN slot that could not be filled.
+// Per cluster it is True for a picked cluster and False for a PickN slot that
+// could not be filled.
 const (
 	// ConditionScheduled is the type of the per-cluster Scheduled condition, and of
 	// the Scheduled condition of scheduling policy snapshots.
@@ -39,9 +39,6 @@ const (
 	// ReasonScheduled (True, per cluster): the scheduler picked the cluster; the
 	// message gives the cluster's scores.
 	ReasonScheduled = "Scheduled"
-	// ReasonNotScheduled (False, per cluster): no eligible cluster for this slot or
-	// named cluster; the message says what filtered the candidates out.
-	ReasonNotScheduled = "NotScheduled"
 	// ReasonMisplaced (False, per cluster): the cluster no longer satisfies the policy
 	// but keeps the resources, because the policy's required terms are ignored during
 	// execution.
@@ -60,6 +57,10 @@ const (
 	// says, per cluster, what filtered it out (affinity, taint, strict labels,
 	// unhealthy, location).
 	ReasonScheduleFailed = "ScheduleFailed"
+	// ReasonInvalidResourceSelectors (False, summary): the placement's resource
+	// selectors cannot be answered (an unknown kind, a namespaced kind selected
+	// by a ClusterResourcePlacement); the message says which selector.
+	ReasonInvalidResourceSelectors = "InvalidResourceSelectors"
 	// ReasonSchedulePending (Unknown): the scheduler has not yet handled the latest
 	// policy.
 	ReasonSchedulePending = "SchedulePending"
@@ -141,13 +142,16 @@ const (
 	// ReasonNotTakenOver (False): a resource already exists on the member cluster and
 	// the apply strategy's whenToTakeOver refused to take it over.
 	ReasonNotTakenOver = "NotTakenOver"
-	// ReasonReportedDiff (False): the apply strategy is ReportDiff, so nothing was
-	// applied; the diff details list how the member differs from the hub.
-	ReasonReportedDiff = "ReportedDiff"
+	// ReasonWorkTooLarge (False): the Work is larger than the tunnel to the agent
+	// carries (its frame limit), so it was not sent; the message gives both sizes.
+	// Select fewer or smaller resources; a changed Work is sent again.
+	ReasonWorkTooLarge = "WorkTooLarge"
 	// ReasonApplyPending (Unknown): the agent has not yet applied the latest Works.
 	ReasonApplyPending = "ApplyPending"
-	// ReasonAgentDisconnected (Unknown): the cluster's agent is not connected, so the
-	// state on the cluster is unknown. Also used for Available.
+	// ReasonAgentDisconnected (Unknown): the cluster's agent is not connected
+	// (its MemberCluster's AgentConnected is False), so the state on the cluster
+	// is unknown; the message says since when and what the agent last reported.
+	// Also used for Available, per cluster and in the placement's summary.
 	ReasonAgentDisconnected = "AgentDisconnected"
 )
 
