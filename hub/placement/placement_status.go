@@ -16,10 +16,6 @@ import (
 	"github.com/flotilla-io/flotilla/pkg/conditions"
 )
 
-// reasonInvalidResourceSelectors marks a placement whose selectors cannot be
-// answered (an unknown kind, a namespaced kind selected directly).
-const reasonInvalidResourceSelectors = "InvalidResourceSelectors"
-
 // stages are the per-cluster conditions after Scheduled, in pipeline order, with
 // the reason used while a stage has not been reported yet.
 var stages = []struct {
@@ -106,11 +102,11 @@ func computeStatus(s *scope, bindings []placementv1beta1.BindingObj, indexOf map
 	}
 	switch {
 	case s.selectErr != nil:
-		conditions.Set(&st.Conditions, schedType, metav1.ConditionFalse, reasonInvalidResourceSelectors, s.selectErr.Error(), gen)
+		conditions.Set(&st.Conditions, schedType, metav1.ConditionFalse, placementv1beta1.ReasonInvalidResourceSelectors, s.selectErr.Error(), gen)
 	case schedCond == nil:
 		conditions.Set(&st.Conditions, schedType, metav1.ConditionUnknown, placementv1beta1.ReasonSchedulePending, "waiting for the scheduler", gen)
 	default:
-		conditions.Set(&st.Conditions, schedType, schedCond.Status, schedCond.Reason, schedCond.Message, gen)
+		conditions.Set(&st.Conditions, schedType, schedCond.Status, schedCond.Reason, schedCond.Message+reservedNote(s.reservedLeftOut), gen)
 	}
 
 	// Conflicted, only while objects are left out for an earlier placement.
