@@ -409,6 +409,7 @@ func (a *Applier) watchApplied(s *scope) {
 		return
 	}
 	var blockers []blocker
+	var applied []objectRef
 	for i, m := range s.manifests {
 		if m.mapping == nil {
 			continue
@@ -416,6 +417,7 @@ func (a *Applier) watchApplied(s *scope) {
 		switch {
 		case s.results[i].applied == metav1.ConditionTrue:
 			a.watch.ensure(m.mapping.Resource, m.obj.GetNamespace())
+			applied = append(applied, objectRef{gvr: m.mapping.Resource, namespace: m.obj.GetNamespace(), name: m.obj.GetName()})
 		case s.results[i].reason == placementv1beta1.ReasonNotTakenOver:
 			blockers = append(blockers, blocker{
 				ref:             objectRef{gvr: m.mapping.Resource, namespace: m.obj.GetNamespace(), name: m.obj.GetName()},
@@ -424,6 +426,7 @@ func (a *Applier) watchApplied(s *scope) {
 		}
 	}
 	a.watch.watchBlockers(s.work.Name, blockers)
+	a.watch.setApplied(s.work.Name, applied)
 	watchedResources.Set(float64(a.watch.resources()))
 }
 
@@ -457,6 +460,7 @@ func (a *Applier) Remove(ctx context.Context, workName string) error {
 	}
 	if a.watch != nil {
 		a.watch.watchBlockers(workName, nil)
+		a.watch.setApplied(workName, nil)
 	}
 	a.mu.Lock()
 	delete(a.last, workName)

@@ -608,6 +608,47 @@ func TestApplyNeverDeletesAnObjectAnotherWorkTookOver(t *testing.T) {
 	eventually(t, 10*time.Second, gone(configMapsGVR, ns, "own"))
 }
 
+func TestRemovingOneOfTwoWorksThatShareAnObjectKeepsItForTheOther(t *testing.T) {
+	ctx := testContext(t)
+	a := newApplier(t, "records-shared")
+	const ns = "shared-by-two"
+	createNamespace(t, ns)
+	coOwned := &placementv1beta1.ApplyStrategy{AllowCoOwnership: true, WhenToTakeOver: placementv1beta1.WhenToTakeOverAlways}
+	first := newWork("first", 1, configMapManifest(t, ns, "shared", map[string]any{"k": "v"}))
+	first.Spec.ApplyStrategy = coOwned
+	second := newWork("second", 1, configMapManifest(t, ns, "shared", map[string]any{"k": "v"}), configMapManifest(t, ns, "own", nil))
+	second.Spec.ApplyStrategy = coOwned
+	for _, w := range []*placementv1beta1.Work{first, second} {
+		if _, err := a.Apply(ctx, w); err != nil {
+			t.Fatalf("Apply(%s) failed: %v", w.Name, err)
+		}
+	}
+	if got := mustGetObject(t, configMapsGVR, ns, "shared").GetAnnotations()[AnnotationWork]; got != "second" {
+		t.Fatalf("the shared ConfigMap has %s=%q after the second Work, want %q", AnnotationWork, got, "second")
+	}
+
+	if err := a.Remove(ctx, "second"); err != nil {
+		t.Fatalf("Remove(second) failed: %v", err)
+	}
+	eventually(t, 10*time.Second, gone(configMapsGVR, ns, "own"))
+	shared := mustGetObject(t, configMapsGVR, ns, "shared")
+	if got := shared.GetAnnotations()[AnnotationWork]; got != "first" {
+		t.Errorf("the shared ConfigMap has %s=%q after the second Work went, want it handed to %q", AnnotationWork, got, "first")
+	}
+	status, err := a.Apply(ctx, first)
+	if err != nil {
+		t.Fatalf("Apply(first) again failed: %v", err)
+	}
+	if got := conditionSummary(status.Conditions, placementv1beta1.ConditionApplied); got != "True/Applied" {
+		t.Errorf("first Work Applied = %s, want True/Applied", got)
+	}
+
+	if err := a.Remove(ctx, "first"); err != nil {
+		t.Fatalf("Remove(first) failed: %v", err)
+	}
+	eventually(t, 10*time.Second, gone(configMapsGVR, ns, "shared"))
+}
+
 func TestApplyAppliesACRDAndItsCustomResourcesInOneWork(t *testing.T) {
 	ctx := testContext(t)
 	a := newApplier(t, "records-crd")

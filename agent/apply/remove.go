@@ -41,13 +41,23 @@ func (a *Applier) removeUnlisted(ctx context.Context, s *scope) (kept []ObjectRe
 		return nil, nil
 	}
 	listed := listedKeys(s.manifests)
+	var unlisted []ObjectRef
+	for _, ref := range s.record.Applied {
+		if !listed[ref.key()] {
+			unlisted = append(unlisted, ref)
+		}
+	}
+	if len(unlisted) == 0 {
+		return nil, nil
+	}
+	shared, err := a.sharedWith(ctx, s.work.Name)
+	if err != nil {
+		return unlisted, err
+	}
 	policy := deletePolicyOf(s.work)
 	var errs []error
-	for _, ref := range s.record.Applied {
-		if listed[ref.key()] {
-			continue
-		}
-		if err := a.release(ctx, s.work.Name, ref, policy); err != nil {
+	for _, ref := range unlisted {
+		if err := a.release(ctx, s.work.Name, ref, policy, shared); err != nil {
 			kept = append(kept, ref)
 			errs = append(errs, err)
 		}
@@ -61,11 +71,15 @@ func (a *Applier) removeUnlisted(ctx context.Context, s *scope) (kept []ObjectRe
 // removeAll removes every object of a record, last applied first. On failure the
 // record is updated to hold what is left.
 func (a *Applier) removeAll(ctx context.Context, rec *Record) error {
+	shared, err := a.sharedWith(ctx, rec.WorkName)
+	if err != nil {
+		return err
+	}
 	var kept []ObjectRef
 	var errs []error
 	for i := len(rec.Applied) - 1; i >= 0; i-- {
 		ref := rec.Applied[i]
-		if err := a.release(ctx, rec.WorkName, ref, rec.DeletePolicy); err != nil {
+		if err := a.release(ctx, rec.WorkName, ref, rec.DeletePolicy, shared); err != nil {
 			kept = append([]ObjectRef{ref}, kept...)
 			errs = append(errs, err)
 		}
@@ -73,7 +87,7 @@ func (a *Applier) removeAll(ctx context.Context, rec *Record) error {
 	if len(errs) == 0 {
 		return nil
 	}
-	err := fmt.Errorf("failed to remove the objects of Work %q: %w", rec.WorkName, errors.Join(errs...))
+	err = fmt.Errorf("failed to remove the objects of Work %q: %w", rec.WorkName, errors.Join(errs...))
 	left := *rec
 	left.Applied = kept
 	left.AllApplied = false
@@ -85,10 +99,35 @@ func (a *Applier) removeAll(ctx context.Context, rec *Record) error {
 	return err
 }
 
+// sharedWith returns the objects that the records of Works other than workName
+// list, each with one of those Works (the first by name). Two Works list the same
+// object only when both placements allow co-ownership (the hub leaves an object
+// out of a later placement otherwise); such an object outlives either Work.
+func (a *Applier) sharedWith(ctx context.Context, workName string) (map[objectKey]string, error) {
+	recs, err := a.listRecords(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := map[objectKey]string{}
+	for _, r := range recs {
+		if r.WorkName == workName {
+			continue
+		}
+		for _, ref := range r.Applied {
+			if _, ok := out[ref.key()]; !ok {
+				out[ref.key()] = r.WorkName
+			}
+		}
+	}
+	return out, nil
+}
+
 // release deletes an object the Work applied or, when policy is Abandon, leaves it and
 // takes the Work's annotation off. Objects that no longer carry the Work's annotation
-// are not the Work's any more and are left alone.
-func (a *Applier) release(ctx context.Context, workName string, ref ObjectRef, policy placementv1beta1.DeletePropagationPolicy) error {
+// are not the Work's any more and are left alone. An object another Work lists too
+// (shared, from sharedWith) is never deleted: it is handed over to that Work (its
+// annotation names that Work, whose watch then checks it again).
+func (a *Applier) release(ctx context.Context, workName string, ref ObjectRef, policy placementv1beta1.DeletePropagationPolicy, shared map[objectKey]string) error {
 	log := ctrllog.FromContext(ctx).WithValues("kind", ref.Kind, "object", klog.KRef(ref.Namespace, ref.Name))
 	ri, err := a.resourceOfRef(ctx, ref)
 	if isNoMatch(err) {
@@ -107,6 +146,14 @@ func (a *Applier) release(ctx context.Context, workName string, ref ObjectRef, p
 	}
 	if owner := live.GetAnnotations()[AnnotationWork]; owner != workName {
 		log.V(1).Info("An applied object is no longer the Work's; leaving it", "annotation", owner)
+		return nil
+	}
+	if other := shared[ref.key()]; other != "" {
+		patch := fmt.Appendf(nil, `{"metadata":{"annotations":{%q:%q}}}`, AnnotationWork, other)
+		if _, err := ri.Patch(ctx, ref.Name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: a.opts.FieldManager}); err != nil && !isNotFound(err) {
+			return fmt.Errorf("failed to hand %s over to Work %q: %w", ref, other, err)
+		}
+		log.Info("Handed an object over to another Work that applies it too", "work", other)
 		return nil
 	}
 

@@ -46,7 +46,13 @@ type watcher struct {
 	// blockers holds, per Work, a watch on each object that keeps one of its
 	// manifests from being applied (see watchBlockers).
 	blockers map[string]map[objectRef]chan struct{}
-	closed   bool
+	// listers holds, per applied object, the Works whose last apply applied it
+	// (see setApplied): when the object is deleted, each of them is told, not
+	// only the Work its annotation names.
+	listers map[objectRef]map[string]bool
+	// appliedBy is the inverse of listers, per Work.
+	appliedBy map[string][]objectRef
+	closed    bool
 }
 
 // objectRef names one object of a resource.
@@ -70,6 +76,32 @@ func newWatcher(dyn dynamic.Interface, onChange func(string), perNamespace bool)
 		stop:         make(chan struct{}),
 		informers:    map[watchKey]cache.SharedIndexInformer{},
 		blockers:     map[string]map[objectRef]chan struct{}{},
+		listers:      map[objectRef]map[string]bool{},
+		appliedBy:    map[string][]objectRef{},
+	}
+}
+
+// setApplied records the objects a Work's last apply applied (none when the Work
+// is removed), for deletions to reach every Work that applied the object.
+func (w *watcher) setApplied(work string, refs []objectRef) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, ref := range w.appliedBy[work] {
+		delete(w.listers[ref], work)
+		if len(w.listers[ref]) == 0 {
+			delete(w.listers, ref)
+		}
+	}
+	delete(w.appliedBy, work)
+	if len(refs) == 0 {
+		return
+	}
+	w.appliedBy[work] = refs
+	for _, ref := range refs {
+		if w.listers[ref] == nil {
+			w.listers[ref] = map[string]bool{}
+		}
+		w.listers[ref][work] = true
 	}
 }
 
@@ -98,7 +130,7 @@ func (w *watcher) ensure(gvr schema.GroupVersionResource, namespace string) {
 	_, _ = inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    w.notify,
 		UpdateFunc: func(_, obj any) { w.notify(obj) },
-		DeleteFunc: w.notify,
+		DeleteFunc: func(obj any) { w.notifyDeleted(gvr, obj) },
 	})
 	w.informers[key] = inf
 	go inf.Run(w.stop)
@@ -113,6 +145,35 @@ func (w *watcher) notify(obj any) {
 		return
 	}
 	if work := u.GetAnnotations()[AnnotationWork]; work != "" {
+		w.onChange(work)
+	}
+}
+
+// notifyDeleted tells the Work an object's annotation names, and every other Work
+// whose last apply applied it (two placements that share it), that it is gone: a
+// Work must not go on reporting an object Applied and Available that is not there.
+// Only deletions reach the other Works: an update by one of them must not wake the
+// other, whose apply would wake the first again.
+func (w *watcher) notifyDeleted(gvr schema.GroupVersionResource, obj any) {
+	w.notify(obj)
+	if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = d.Obj
+	}
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok {
+		return
+	}
+	annotated := u.GetAnnotations()[AnnotationWork]
+	ref := objectRef{gvr: gvr, namespace: u.GetNamespace(), name: u.GetName()}
+	w.mu.Lock()
+	var others []string
+	for work := range w.listers[ref] {
+		if work != annotated {
+			others = append(others, work)
+		}
+	}
+	w.mu.Unlock()
+	for _, work := range others {
 		w.onChange(work)
 	}
 }

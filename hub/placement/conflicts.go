@@ -5,22 +5,42 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
 	"github.com/flotilla-io/flotilla/hub/pipeline"
 )
 
-// This file keeps a ClusterResourcePlacement and a ResourcePlacement (or two
-// ResourcePlacements of a namespace) from fighting over an object both select:
-// the placement created first keeps it, the later one leaves that object out
-// and reports ConditionConflicted. The decision is per object, not per
-// placement: the later placement still places everything else it selects.
-// What a placement places is read from the other placements' status
-// (selectedResources, which lists what each actually places), so an earlier
-// placement's choice is final and two placements never wait on each other.
+// This file keeps two placements from fighting over an object both select: the
+// placement created first keeps it, the later one leaves that object out and
+// reports ConditionConflicted. The decision is made on the hub, before any Work
+// goes out, so the later placement never sends the object and deleting it never
+// removes what the earlier one places. It is per object, not per placement: the
+// later placement still places everything else it selects.
+//
+// The rules, for a placement self and every other placement o created before it
+// (pipeline.Earlier) and not being deleted:
+//
+//  1. Two ResourcePlacements of different namespaces never conflict.
+//  2. Two placements whose apply strategies both set allowCoOwnership share
+//     what they both select: neither leaves anything out for the other.
+//  3. An object o places (its status.selectedResources, which lists what o
+//     actually places) is left out of self, with o as its owner; the earliest
+//     such o wins.
+//  4. A Namespace is a conflict only between two ClusterResourcePlacements: the
+//     Namespace a ResourcePlacement brings is create-only (members get it if
+//     missing, never changed), so it is neither claimed by one nor left out of
+//     one.
+//  5. A ClusterResourcePlacement that places a Namespace places everything in
+//     it, so for a later ClusterResourcePlacement it claims every object of
+//     that namespace too, whether or not its status lists the object yet.
+//
+// Reading what o places from its status makes an earlier placement's choice
+// final: two placements never wait on each other.
 
 // objectID identifies a hub object regardless of version.
 type objectID struct{ group, kind, namespace, name string }
@@ -36,6 +56,22 @@ func (o objectID) String() string {
 	return kind + " " + o.namespace + "/" + o.name
 }
 
+// indexKey is the key of the object in the claims index (indexClaims).
+func (o objectID) indexKey() string {
+	return o.group + "/" + o.kind + "/" + o.namespace + "/" + o.name
+}
+
+func idOf(u *unstructured.Unstructured) objectID {
+	gvk := u.GroupVersionKind()
+	return objectID{group: gvk.Group, kind: gvk.Kind, namespace: u.GetNamespace(), name: u.GetName()}
+}
+
+func idOfResource(id placementv1beta1.ResourceIdentifier) objectID {
+	return objectID{group: id.Group, kind: id.Kind, namespace: id.Namespace, name: id.Name}
+}
+
+func namespaceOf(name string) objectID { return objectID{kind: "Namespace", name: name} }
+
 // conflict is an object left out, and the placement that places it.
 type conflict struct {
 	object objectID
@@ -43,9 +79,7 @@ type conflict struct {
 }
 
 // mayConflict reports whether two placements can claim the same objects:
-// a ClusterResourcePlacement and a ResourcePlacement, or two
-// ResourcePlacements of one namespace. Two ClusterResourcePlacements are left
-// as they always were.
+// any two, except ResourcePlacements of different namespaces (rule 1).
 func mayConflict(a, b pipeline.PlacementKey) bool {
 	switch {
 	case a == b:
@@ -53,35 +87,73 @@ func mayConflict(a, b pipeline.PlacementKey) bool {
 	case a.Namespaced() && b.Namespaced():
 		return a.Namespace == b.Namespace
 	default:
-		return a.Namespaced() || b.Namespaced()
+		return true
 	}
 }
 
-// isNamespace reports whether an object is a Namespace, which is never a
-// conflict (a ResourcePlacement only makes sure it exists).
+// isNamespace reports whether an object is a Namespace.
 func isNamespace(group, kind string) bool { return group == "" && kind == "Namespace" }
 
-// claims returns, for every object that placements created before self place,
-// the earliest of them; others may include self and placements that cannot
-// conflict with it, which are ignored.
-func claims(self placementv1beta1.PlacementObj, others []placementv1beta1.PlacementObj) map[objectID]pipeline.PlacementKey {
+// coOwned reports whether a placement's apply strategy allows co-ownership.
+func coOwned(p placementv1beta1.PlacementObj) bool {
+	as := p.GetPlacementSpec().Strategy.ApplyStrategy
+	return as != nil && as.AllowCoOwnership
+}
+
+// claimSet is what placements created before self place, as far as self is
+// concerned: objects by ID, and whole namespaces (rule 5), each with the
+// earliest placement that claims it.
+type claimSet struct {
+	objects    map[objectID]pipeline.PlacementKey
+	namespaces map[string]pipeline.PlacementKey
+}
+
+func (c claimSet) empty() bool { return len(c.objects) == 0 && len(c.namespaces) == 0 }
+
+// owner returns the placement that claims an object self selects, if any.
+func (c claimSet) owner(id objectID) (pipeline.PlacementKey, bool) {
+	if o, ok := c.objects[id]; ok {
+		return o, true
+	}
+	if id.namespace != "" {
+		o, ok := c.namespaces[id.namespace]
+		return o, ok
+	}
+	return pipeline.PlacementKey{}, false
+}
+
+// claims returns what the placements created before self place that self must
+// leave out (the rules at the top of this file); others may include self and
+// placements that cannot conflict with it, which are ignored.
+func claims(self placementv1beta1.PlacementObj, others []placementv1beta1.PlacementObj) claimSet {
 	selfKey := pipeline.KeyOf(self)
 	earlier := make([]placementv1beta1.PlacementObj, 0, len(others))
 	for _, o := range others {
-		if mayConflict(selfKey, pipeline.KeyOf(o)) && o.GetDeletionTimestamp().IsZero() && pipeline.Earlier(o, self) {
-			earlier = append(earlier, o)
+		if !mayConflict(selfKey, pipeline.KeyOf(o)) || !o.GetDeletionTimestamp().IsZero() || !pipeline.Earlier(o, self) {
+			continue
 		}
+		if coOwned(self) && coOwned(o) {
+			continue
+		}
+		earlier = append(earlier, o)
 	}
 	pipeline.SortByCreation(earlier)
-	out := map[objectID]pipeline.PlacementKey{}
+	out := claimSet{objects: map[objectID]pipeline.PlacementKey{}, namespaces: map[string]pipeline.PlacementKey{}}
 	for _, o := range earlier {
-		for _, id := range o.GetPlacementStatus().SelectedResources {
-			if isNamespace(id.Group, id.Kind) {
-				continue
+		oKey := pipeline.KeyOf(o)
+		bothCluster := !selfKey.Namespaced() && !oKey.Namespaced()
+		for _, rid := range o.GetPlacementStatus().SelectedResources {
+			id := idOfResource(rid)
+			if isNamespace(id.group, id.kind) {
+				if !bothCluster {
+					continue // rule 4
+				}
+				if _, taken := out.namespaces[id.name]; !taken {
+					out.namespaces[id.name] = oKey // rule 5
+				}
 			}
-			k := objectID{group: id.Group, kind: id.Kind, namespace: id.Namespace, name: id.Name}
-			if _, taken := out[k]; !taken {
-				out[k] = pipeline.KeyOf(o)
+			if _, taken := out.objects[id]; !taken {
+				out.objects[id] = oKey
 			}
 		}
 	}
@@ -89,23 +161,63 @@ func claims(self placementv1beta1.PlacementObj, others []placementv1beta1.Placem
 }
 
 // withoutClaimed returns the selected objects that no earlier placement
-// claims, and the conflicts for the others.
-func withoutClaimed(selected []*unstructured.Unstructured, claimed map[objectID]pipeline.PlacementKey) ([]*unstructured.Unstructured, []conflict) {
-	if len(claimed) == 0 {
+// claims, and the conflicts for the others. self is the selecting placement.
+func withoutClaimed(self pipeline.PlacementKey, selected []*unstructured.Unstructured, claimed claimSet) ([]*unstructured.Unstructured, []conflict) {
+	if claimed.empty() {
 		return selected, nil
 	}
 	kept := make([]*unstructured.Unstructured, 0, len(selected))
 	var out []conflict
 	for _, u := range selected {
-		gvk := u.GroupVersionKind()
-		id := objectID{group: gvk.Group, kind: gvk.Kind, namespace: u.GetNamespace(), name: u.GetName()}
-		if owner, ok := claimed[id]; ok && !isNamespace(gvk.Group, gvk.Kind) {
+		id := idOf(u)
+		if isNamespace(id.group, id.kind) && self.Namespaced() {
+			kept = append(kept, u) // rule 4: a ResourcePlacement's own Namespace
+			continue
+		}
+		if owner, ok := claimed.owner(id); ok {
 			out = append(out, conflict{object: id, owner: owner})
 			continue
 		}
 		kept = append(kept, u)
 	}
 	return kept, out
+}
+
+// lookupKeys are the claims-index keys under which the placements that may
+// claim what self selects are found: each selected object and, for a
+// ClusterResourcePlacement, the Namespace of each namespaced one (rule 5).
+func lookupKeys(self pipeline.PlacementKey, selected []*unstructured.Unstructured) []string {
+	seen := map[string]bool{}
+	var out []string
+	add := func(id objectID) {
+		if k := id.indexKey(); !seen[k] {
+			seen[k] = true
+			out = append(out, k)
+		}
+	}
+	for _, u := range selected {
+		id := idOf(u)
+		add(id)
+		if !self.Namespaced() && id.namespace != "" {
+			add(namespaceOf(id.namespace))
+		}
+	}
+	return out
+}
+
+// claimsIndexKeys are the keys a placement is indexed under: every object its
+// status says it places.
+func claimsIndexKeys(o client.Object) []string {
+	p, ok := o.(placementv1beta1.PlacementObj)
+	if !ok {
+		return nil
+	}
+	ids := p.GetPlacementStatus().SelectedResources
+	out := make([]string, 0, len(ids))
+	for _, id := range ids {
+		out = append(out, idOfResource(id).indexKey())
+	}
+	return out
 }
 
 // conflictMessage says which objects are left out and who places them.
@@ -128,35 +240,60 @@ func conflictMessage(cs []conflict) string {
 	return fmt.Sprintf("%d selected object(s) not placed by this placement: %s", len(cs), strings.Join(parts, "; "))
 }
 
+// indexClaims indexes placements of both scopes by the objects they place
+// (claimsIndexKeys), so that a placement finds the few that may claim what it
+// selects without reading every placement: without it, each reconcile of n
+// placements read all n, O(n²) per round.
+const indexClaims = "flotilla.placement.claims"
+
+var claimsIndexed sync.Map // cache.Cache -> true
+
+// setupClaimsIndex registers indexClaims with the manager's cache, once.
+func setupClaimsIndex(mgr ctrl.Manager) error {
+	if _, done := claimsIndexed.Load(mgr.GetCache()); done {
+		return nil
+	}
+	for _, o := range []client.Object{&placementv1beta1.ClusterResourcePlacement{}, &placementv1beta1.ResourcePlacement{}} {
+		if err := mgr.GetFieldIndexer().IndexField(context.Background(), o, indexClaims, claimsIndexKeys); err != nil {
+			return fmt.Errorf("failed to index placements by the objects they place: %w", err)
+		}
+	}
+	claimsIndexed.Store(mgr.GetCache(), true)
+	return nil
+}
+
 // resolveConflicts leaves out of the selection the objects an earlier
 // placement places (see the top of this file).
 func (r *Reconciler) resolveConflicts(ctx context.Context, s *scope) error {
 	if s.selectErr != nil || len(s.selected) == 0 {
 		return nil
 	}
-	var others []placementv1beta1.PlacementObj
-	// A ClusterResourcePlacement can conflict with ResourcePlacements only; a
-	// ResourcePlacement with ClusterResourcePlacements and those of its namespace.
-	if s.key.Namespaced() {
+	found := map[pipeline.PlacementKey]placementv1beta1.PlacementObj{}
+	for _, k := range lookupKeys(s.key, s.selected) {
+		// Read only: the cache's objects are not copied.
+		opts := []client.ListOption{client.MatchingFields{indexClaims: k}, client.UnsafeDisableDeepCopy}
 		crps := &placementv1beta1.ClusterResourcePlacementList{}
-		if err := r.Client.List(ctx, crps); err != nil {
+		if err := r.Client.List(ctx, crps, opts...); err != nil {
 			return fmt.Errorf("failed to list ClusterResourcePlacements: %w", err)
 		}
 		for i := range crps.Items {
-			others = append(others, &crps.Items[i])
+			found[pipeline.KeyOf(&crps.Items[i])] = &crps.Items[i]
+		}
+		rps := &placementv1beta1.ResourcePlacementList{}
+		if s.key.Namespaced() {
+			opts = append(opts, client.InNamespace(s.key.Namespace))
+		}
+		if err := r.Client.List(ctx, rps, opts...); err != nil {
+			return fmt.Errorf("failed to list ResourcePlacements: %w", err)
+		}
+		for i := range rps.Items {
+			found[pipeline.KeyOf(&rps.Items[i])] = &rps.Items[i]
 		}
 	}
-	rps := &placementv1beta1.ResourcePlacementList{}
-	var opts []client.ListOption
-	if s.key.Namespaced() {
-		opts = append(opts, client.InNamespace(s.key.Namespace))
+	others := make([]placementv1beta1.PlacementObj, 0, len(found))
+	for _, o := range found {
+		others = append(others, o)
 	}
-	if err := r.Client.List(ctx, rps, opts...); err != nil {
-		return fmt.Errorf("failed to list ResourcePlacements: %w", err)
-	}
-	for i := range rps.Items {
-		others = append(others, &rps.Items[i])
-	}
-	s.selected, s.conflicts = withoutClaimed(s.selected, claims(s.placement, others))
+	s.selected, s.conflicts = withoutClaimed(s.key, s.selected, claims(s.placement, others))
 	return nil
 }

@@ -16,7 +16,19 @@ import (
 var (
 	t0 = metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	t1 = metav1.NewTime(t0.Add(time.Minute))
+	t2 = metav1.NewTime(t0.Add(2 * time.Minute))
 )
+
+func coOwning[P placementv1beta1.PlacementObj](p P) P {
+	p.GetPlacementSpec().Strategy.ApplyStrategy = &placementv1beta1.ApplyStrategy{AllowCoOwnership: true}
+	return p
+}
+
+func deleting[P placementv1beta1.PlacementObj](p P) P {
+	now := metav1.NewTime(t2.Time)
+	p.SetDeletionTimestamp(&now)
+	return p
+}
 
 func crpPlacing(name string, at metav1.Time, ids ...placementv1beta1.ResourceIdentifier) *placementv1beta1.ClusterResourcePlacement {
 	p := &placementv1beta1.ClusterResourcePlacement{ObjectMeta: metav1.ObjectMeta{Name: name, CreationTimestamp: at}}
@@ -109,9 +121,73 @@ func TestTheLaterPlacementLeavesOutWhatAnEarlierOnePlaces(t *testing.T) {
 			wantKept: []string{"Namespace/team-a", "ConfigMap/app", "ConfigMap/other"},
 		},
 		{
-			name:     "two ClusterResourcePlacements are left as they always were",
+			name:     "a ClusterResourcePlacement created after another that places a ConfigMap leaves the ConfigMap out",
 			self:     crpPlacing("late", t1),
 			others:   []placementv1beta1.PlacementObj{crpPlacing("all", t0, configMapID("team-a", "app"))},
+			wantKept: []string{"Namespace/team-a", "ConfigMap/other"},
+			wantConflict: []conflict{{object: objectID{kind: "ConfigMap", namespace: "team-a", name: "app"},
+				owner: pipeline.PlacementKey{Name: "all"}}},
+		},
+		{
+			name:     "a ClusterResourcePlacement created after another that places the Namespace leaves the Namespace and all in it out",
+			self:     crpPlacing("late", t1),
+			others:   []placementv1beta1.PlacementObj{crpPlacing("all", t0, namespaceID("team-a"))},
+			wantKept: []string{},
+			wantConflict: []conflict{
+				{object: objectID{kind: "Namespace", name: "team-a"}, owner: pipeline.PlacementKey{Name: "all"}},
+				{object: objectID{kind: "ConfigMap", namespace: "team-a", name: "app"}, owner: pipeline.PlacementKey{Name: "all"}},
+				{object: objectID{kind: "ConfigMap", namespace: "team-a", name: "other"}, owner: pipeline.PlacementKey{Name: "all"}},
+			},
+		},
+		{
+			name:     "the earliest of two earlier ClusterResourcePlacements is the owner",
+			self:     crpPlacing("late", t2),
+			others:   []placementv1beta1.PlacementObj{crpPlacing("second", t1, namespaceID("team-a")), crpPlacing("first", t0, configMapID("team-a", "app"))},
+			wantKept: []string{},
+			wantConflict: []conflict{
+				{object: objectID{kind: "Namespace", name: "team-a"}, owner: pipeline.PlacementKey{Name: "second"}},
+				{object: objectID{kind: "ConfigMap", namespace: "team-a", name: "app"}, owner: pipeline.PlacementKey{Name: "first"}},
+				{object: objectID{kind: "ConfigMap", namespace: "team-a", name: "other"}, owner: pipeline.PlacementKey{Name: "second"}},
+			},
+		},
+		{
+			name:     "a ClusterResourcePlacement created first keeps the Namespace and all in it",
+			self:     crpPlacing("first", t0),
+			others:   []placementv1beta1.PlacementObj{crpPlacing("late", t1, namespaceID("team-a"), configMapID("team-a", "app"))},
+			wantKept: []string{"Namespace/team-a", "ConfigMap/app", "ConfigMap/other"},
+		},
+		{
+			name:     "two ClusterResourcePlacements that both allow co-ownership share the Namespace",
+			self:     coOwning(crpPlacing("late", t1)),
+			others:   []placementv1beta1.PlacementObj{coOwning(crpPlacing("all", t0, namespaceID("team-a"), configMapID("team-a", "app")))},
+			wantKept: []string{"Namespace/team-a", "ConfigMap/app", "ConfigMap/other"},
+		},
+		{
+			name:     "co-ownership allowed by the later ClusterResourcePlacement alone is no sharing",
+			self:     coOwning(crpPlacing("late", t1)),
+			others:   []placementv1beta1.PlacementObj{crpPlacing("all", t0, configMapID("team-a", "app"))},
+			wantKept: []string{"Namespace/team-a", "ConfigMap/other"},
+			wantConflict: []conflict{{object: objectID{kind: "ConfigMap", namespace: "team-a", name: "app"},
+				owner: pipeline.PlacementKey{Name: "all"}}},
+		},
+		{
+			name:     "co-ownership allowed by the earlier ClusterResourcePlacement alone is no sharing",
+			self:     crpPlacing("late", t1),
+			others:   []placementv1beta1.PlacementObj{coOwning(crpPlacing("all", t0, configMapID("team-a", "app")))},
+			wantKept: []string{"Namespace/team-a", "ConfigMap/other"},
+			wantConflict: []conflict{{object: objectID{kind: "ConfigMap", namespace: "team-a", name: "app"},
+				owner: pipeline.PlacementKey{Name: "all"}}},
+		},
+		{
+			name:     "an earlier ClusterResourcePlacement being deleted claims nothing",
+			self:     crpPlacing("late", t1),
+			others:   []placementv1beta1.PlacementObj{deleting(crpPlacing("all", t0, namespaceID("team-a"), configMapID("team-a", "app")))},
+			wantKept: []string{"Namespace/team-a", "ConfigMap/app", "ConfigMap/other"},
+		},
+		{
+			name:     "a ResourcePlacement's Namespace claims nothing for a later ClusterResourcePlacement",
+			self:     crpPlacing("late", t1),
+			others:   []placementv1beta1.PlacementObj{rpPlacing("team-a", "web", t0, namespaceID("team-a"))},
 			wantKept: []string{"Namespace/team-a", "ConfigMap/app", "ConfigMap/other"},
 		},
 		{
@@ -124,7 +200,7 @@ func TestTheLaterPlacementLeavesOutWhatAnEarlierOnePlaces(t *testing.T) {
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			kept, got := withoutClaimed(selected(), claims(tc.self, append(tc.others, tc.self)))
+			kept, got := withoutClaimed(pipeline.KeyOf(tc.self), selected(), claims(tc.self, append(tc.others, tc.self)))
 			if diff := cmp.Diff(tc.wantKept, names(kept)); diff != "" {
 				t.Errorf("kept (-want +got):\n%s", diff)
 			}
@@ -173,4 +249,50 @@ func TestMightSelectKeepsAResourcePlacementToItsNamespace(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestLookupKeysFindEveryPlacementThatMayClaimASelectedObject(t *testing.T) {
+	selected := []*unstructured.Unstructured{namespaceObj("team-a"), configMap("team-a", "app"), configMap("team-b", "x")}
+	for _, tc := range []struct {
+		name string
+		self pipeline.PlacementKey
+		want []string
+	}{
+		{
+			name: "a ClusterResourcePlacement looks up each object and the Namespace of each namespaced one",
+			self: pipeline.PlacementKey{Name: "late"},
+			want: []string{"/Namespace//team-a", "/ConfigMap/team-a/app", "/ConfigMap/team-b/x", "/Namespace//team-b"},
+		},
+		{
+			name: "a ResourcePlacement looks up each object only",
+			self: pipeline.PlacementKey{Namespace: "team-a", Name: "web"},
+			want: []string{"/Namespace//team-a", "/ConfigMap/team-a/app", "/ConfigMap/team-b/x"},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, lookupKeys(tc.self, selected)); diff != "" {
+				t.Errorf("lookupKeys (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestAPlacementIsIndexedUnderEveryObjectItPlaces(t *testing.T) {
+	p := crpPlacing("all", t0, namespaceID("team-a"), configMapID("team-a", "app"))
+	want := []string{"/Namespace//team-a", "/ConfigMap/team-a/app"}
+	if diff := cmp.Diff(want, claimsIndexKeys(p)); diff != "" {
+		t.Errorf("claimsIndexKeys (-want +got):\n%s", diff)
+	}
+	// What the index finds is what claims reads: the lookup of a selected
+	// object's key finds the placement.
+	keys := map[string]bool{}
+	for _, k := range claimsIndexKeys(p) {
+		keys[k] = true
+	}
+	for _, k := range lookupKeys(pipeline.PlacementKey{Name: "late"}, []*unstructured.Unstructured{configMap("team-a", "other")}) {
+		if keys[k] {
+			return
+		}
+	}
+	t.Errorf("a later ClusterResourcePlacement selecting ConfigMap team-a/other does not find %s, which places Namespace team-a", pipeline.KeyOf(p))
 }

@@ -66,6 +66,9 @@ type scope struct {
 	selected []*unstructured.Unstructured
 	// selectErr is why selection failed, reported in status (set by selectResources).
 	selectErr error
+	// reservedLeftOut are the reserved namespaces Namespace selectors by labels
+	// match, left out of selected (set by selectResources; reserved.go).
+	reservedLeftOut []string
 	// conflicts are the selected objects left out because an earlier placement
 	// places them (set by resolveConflicts).
 	conflicts []conflict
@@ -115,6 +118,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (_ ct
 func (r *Reconciler) selectResources(ctx context.Context, s *scope) error {
 	start := time.Now()
 	selectors := s.placement.GetPlacementSpec().ResourceSelectors
+	if err := reservedSelectors(s.key, selectors); err != nil {
+		s.selectErr = err
+		log.FromContext(ctx).Info("resource selectors name a reserved namespace", "error", err.Error())
+		return nil
+	}
 	var objs []*unstructured.Unstructured
 	var err error
 	if s.key.Namespaced() {
@@ -131,6 +139,7 @@ func (r *Reconciler) selectResources(ctx context.Context, s *scope) error {
 		return nil
 	}
 	s.selected = objs
+	r.findReservedLeftOut(ctx, s)
 	return nil
 }
 
@@ -168,6 +177,9 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, key pipeline.Placement
 // snapshots and bindings, every change of a hub object they may select, and a
 // change of what another placement places (for conflicts).
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	if err := setupClaimsIndex(mgr); err != nil {
+		return err
+	}
 	changes := make(chan event.GenericEvent, 4096)
 	lg := mgr.GetLogger().WithName("placement")
 	r.Resources.OnChange(func(c resources.Change) { r.enqueueSelecting(mgr.GetClient(), lg, changes, c) })

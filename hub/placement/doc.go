@@ -5,5 +5,6 @@
 // snapshots (a new one each time either changes), then reports the placement's
 // status from what the later stages (scheduler, rollout, work generator, agents)
 // record on the bindings. A placement leaves out the objects an earlier placement
-// of the other scope places (conflicts.go).
+// places (conflicts.go) and refuses selectors naming a reserved namespace
+// (reserved.go).
 package placement

@@ -108,7 +108,7 @@ func computeStatus(s *scope, bindings []placementv1beta1.BindingObj, indexOf map
 	case schedCond == nil:
 		conditions.Set(&st.Conditions, schedType, metav1.ConditionUnknown, placementv1beta1.ReasonSchedulePending, "waiting for the scheduler", gen)
 	default:
-		conditions.Set(&st.Conditions, schedType, schedCond.Status, schedCond.Reason, schedCond.Message, gen)
+		conditions.Set(&st.Conditions, schedType, schedCond.Status, schedCond.Reason, schedCond.Message+reservedNote(s.reservedLeftOut), gen)
 	}
 
 	// Conflicted, only while objects are left out for an earlier placement.

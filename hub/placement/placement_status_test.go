@@ -11,6 +11,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+	"github.com/flotilla-io/flotilla/hub/pipeline"
 	"github.com/flotilla-io/flotilla/pkg/conditions"
 )
 
@@ -158,6 +159,20 @@ func TestComputeStatus(t *testing.T) {
 			scope:   &scope{placement: placementAt(1, nil), selectErr: errors.New("the hub serves no selectable kind v1/Nope")},
 			want:    map[string]metav1.ConditionStatus{sched: metav1.ConditionFalse},
 			wantMsg: map[string]string{sched: "no selectable kind"},
+		},
+		{
+			name: "a selector naming a reserved namespace is a scheduling failure, InvalidResourceSelectors, naming the namespace",
+			scope: &scope{placement: placementAt(1, nil),
+				selectErr: reservedSelectors(pipeline.PlacementKey{Name: "p"}, []placementv1beta1.ResourceSelector{{Version: "v1", Kind: "Namespace", Name: "kube-system"}})},
+			want:    map[string]metav1.ConditionStatus{sched: metav1.ConditionFalse},
+			wantMsg: map[string]string{sched: "names namespace kube-system, which is reserved"},
+		},
+		{
+			name: "reserved namespaces a label selector matches are named in the Scheduled message",
+			scope: &scope{placement: placementAt(1, nil), policySnapshot: scheduledSnapshot(metav1.ConditionTrue, "Scheduled", "3 clusters"),
+				reservedLeftOut: []string{"kube-system"}},
+			want:    map[string]metav1.ConditionStatus{sched: metav1.ConditionTrue},
+			wantMsg: map[string]string{sched: "3 clusters; reserved namespace(s) kube-system match a Namespace selector and are left out"},
 		},
 		{
 			name: "an unknown kind leaves no later condition waiting on clusters, even where bindings exist",

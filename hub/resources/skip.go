@@ -49,13 +49,27 @@ var skippedResources = map[schema.GroupResource]bool{
 	{Group: "flowcontrol.apiserver.k8s.io", Resource: "prioritylevelconfigurations"}: true,
 }
 
-// skippedNamespaces are never selected, nor is anything in them.
+// skippedNamespaces are never selected, nor is anything in them; the reserved
+// namespaces (ReservedNamespace) are not either.
 var skippedNamespaces = map[string]bool{
-	"kube-system":        true,
-	"kube-public":        true,
-	"kube-node-lease":    true,
-	"flotilla-system":    true,
 	"local-path-storage": true,
+}
+
+// ReservedNamespace returns why a namespace is reserved, or "" if it is not. A
+// reserved namespace is never placed, nor is anything in it, and a placement
+// that names one is refused: kube-* namespaces belong to each cluster's
+// Kubernetes, flotilla-system is Flotilla's own, and flotilla-member-* hold the
+// hub's Work for each member cluster.
+func ReservedNamespace(name string) string {
+	switch {
+	case strings.HasPrefix(name, "kube-"):
+		return "kube-* namespaces belong to each cluster's own Kubernetes system"
+	case name == clusterv1beta1.HubNamespace:
+		return "it is Flotilla's own namespace on every cluster"
+	case isMemberNamespace(name):
+		return "flotilla-member-* namespaces hold the hub's Work for each member cluster"
+	}
+	return ""
 }
 
 // rootCAConfigMap is published into every namespace by the controller-manager of
@@ -68,10 +82,10 @@ func SkipObject(obj *unstructured.Unstructured) (bool, string) {
 	if obj.GetDeletionTimestamp() != nil {
 		return true, "being deleted"
 	}
-	if skippedNamespaces[obj.GetNamespace()] {
+	if skippedNamespaces[obj.GetNamespace()] || ReservedNamespace(obj.GetNamespace()) != "" {
 		return true, "in a system namespace"
 	}
-	if obj.GetKind() == "Namespace" && obj.GetAPIVersion() == "v1" && (skippedNamespaces[obj.GetName()] || isMemberNamespace(obj.GetName())) {
+	if obj.GetKind() == "Namespace" && obj.GetAPIVersion() == "v1" && (skippedNamespaces[obj.GetName()] || ReservedNamespace(obj.GetName()) != "") {
 		return true, "a system namespace"
 	}
 	if isMemberNamespace(obj.GetNamespace()) {

@@ -37,6 +37,9 @@ func TestSkipObject(t *testing.T) {
 		{"an object a controller made is not", owned, true},
 		{"kube-system is not", obj("v1", "Namespace", "", "kube-system", nil), true},
 		{"a member's Work namespace is not", obj("v1", "Namespace", "", "flotilla-member-a", nil), true},
+		{"any kube-* namespace is not", obj("v1", "Namespace", "", "kube-flannel", nil), true},
+		{"an object in a kube-* namespace is not", obj("v1", "ConfigMap", "kube-flannel", "cfg", nil), true},
+		{"flotilla-system is not", obj("v1", "Namespace", "", "flotilla-system", nil), true},
 		{"an application namespace is", obj("v1", "Namespace", "", "app", nil), false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

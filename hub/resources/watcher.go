@@ -434,6 +434,34 @@ func (w *Watcher) Select(ctx context.Context, selectors []placementv1beta1.Resou
 	return out, nil
 }
 
+// ReservedMatches returns the reserved namespaces (ReservedNamespace) that the
+// Namespace selectors without a name match, sorted: Select leaves them out, and
+// the placement reports them. (A selector that names one is refused before
+// selection.)
+func (w *Watcher) ReservedMatches(ctx context.Context, selectors []placementv1beta1.ResourceSelector) ([]string, error) {
+	set := map[string]bool{}
+	for _, sel := range selectors {
+		if sel.Group != "" || sel.Kind != "Namespace" || sel.Name != "" {
+			continue
+		}
+		objs, err := w.list(ctx, schema.GroupVersionKind{Version: sel.Version, Kind: sel.Kind}, sel)
+		if err != nil {
+			return nil, err
+		}
+		for _, u := range objs {
+			if ReservedNamespace(u.GetName()) != "" {
+				set[u.GetName()] = true
+			}
+		}
+	}
+	out := make([]string, 0, len(set))
+	for ns := range set {
+		out = append(out, ns)
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
 // SelectNamespaced returns deep copies of the objects of namespace that the
 // selectors (of a ResourcePlacement there) pick, skipping what must not be
 // copied, sorted like Select. The first object is the Namespace itself, reduced

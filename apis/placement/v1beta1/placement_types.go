@@ -100,6 +100,7 @@ type PlacementSpec struct {
 // of that kind.
 //
 // +kubebuilder:validation:XValidation:rule="!(has(self.name) && size(self.name) > 0 && has(self.labelSelector))",message="name and labelSelector are mutually exclusive"
+// +kubebuilder:validation:XValidation:rule="!((!has(self.group) || size(self.group) == 0) && self.kind == 'Namespace' && has(self.name) && (self.name.startsWith('kube-') || self.name == 'flotilla-system' || self.name.startsWith('flotilla-member-')))",message="the namespace is reserved (kube-*, flotilla-system, flotilla-member-*) and is never placed"
 type ResourceSelector struct {
 	// Group is the API group of the resources; empty for the core group.
 	// +kubebuilder:validation:MaxLength=253
