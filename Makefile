@@ -98,6 +98,11 @@ unit: tools ## Unit and envtest tests.
 e2e: tools build ## End-to-end tests on a local kwok fleet.
 	$(GO) test $(GO_TEST_FLAGS) -count=1 -timeout $(E2E_TIMEOUT) -v ./e2e/...
 
+.PHONY: e2e-skew
+e2e-skew: tools ## Version skew and upgrade tests: hack/skew-base (N-1, built from git once, cached) against this tree on a 2-member kwok fleet.
+	$(GO) vet -tags skew ./e2e/skew/
+	$(GO) test -tags skew $(GO_TEST_FLAGS) -count=1 -timeout $(E2E_TIMEOUT) -v ./e2e/skew/
+
 # Every fuzz target, as package:Target; `make fuzz` runs each for FUZZ_TIME.
 FUZZ_TARGETS ?= ./pkg/tunnel:FuzzDecodeFrame ./pkg/tunnel:FuzzSession
 FUZZ_TIME ?= 10s

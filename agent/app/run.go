@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/cenkalti/backoff/v4"
 	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -297,15 +298,22 @@ func Run(ctx context.Context, opts *RunOptions) error {
 		if err != nil {
 			return nil, err
 		}
-		return tunnel.Dial(ctx, tunnel.DialOptions{
+		s, err := tunnel.Dial(ctx, tunnel.DialOptions{
 			Address:   current.Hub,
 			TLSConfig: tlsConfig,
 			ClientOptions: tunnel.ClientOptions{
-				Hello:   tunnel.Hello{ClusterName: id.Name, AgentVersion: version.Version},
-				Metrics: tunnelMetrics,
-				Logger:  log.WithName("tunnel"),
+				Hello:    tunnel.Hello{ClusterName: id.Name, AgentVersion: version.Version, Capabilities: session.Capabilities},
+				CheckHub: session.CheckHub(version.Version, log.WithName("tunnel")),
+				Metrics:  tunnelMetrics,
+				Logger:   log.WithName("tunnel"),
 			},
 		})
+		if err != nil && session.Permanent(err) {
+			// Redialing the same hub cannot help (VERSIONING.md): stop
+			// with the one line that says what to upgrade.
+			return nil, backoff.Permanent(err)
+		}
+		return s, err
 	}
 	log.Info("Starting the agent", "version", version.Version, "hub", id.Hub, "apiServer", cfg.Host, "hubAsMember", id.HubAsMember)
 	runErr := make(chan error, 1)

@@ -30,6 +30,7 @@ import (
 	"github.com/flotilla-io/flotilla/hub/join"
 	"github.com/flotilla-io/flotilla/hub/pki"
 	"github.com/flotilla-io/flotilla/pkg/tunnel"
+	"github.com/flotilla-io/flotilla/pkg/version"
 )
 
 // InfoConfigMapName is the ConfigMap in the hub namespace where the hub publishes
@@ -85,6 +86,9 @@ type Options struct {
 	Admission *rate.Limiter
 	// Upsync takes the agents' Upsync messages; nil drops them.
 	Upsync UpsyncHandler
+	// Version is the hub's build version: announced to agents, and checked
+	// against theirs (VERSIONING.md). Default: version.Version.
+	Version string
 }
 
 // UpsyncHandler takes the Upsync messages of the agent of a member cluster.
@@ -145,6 +149,9 @@ func New(opts Options, reader client.Reader, direct client.Client, c ctrlcache.C
 	}
 	if opts.ReplicaLeaseDuration == 0 {
 		opts.ReplicaLeaseDuration = DefaultReplicaLeaseDuration
+	}
+	if opts.Version == "" {
+		opts.Version = version.Version
 	}
 	m, err := newMetrics(reg)
 	if err != nil {
@@ -236,11 +243,13 @@ func (s *Server) Start(ctx context.Context) error {
 		MaxHandshakes:  s.opts.MaxHandshakes,
 		Admission:      s.opts.Admission,
 		Tunnel: tunnel.ServerOptions{
-			Authorize:   s.authorize,
-			ReplicaName: s.opts.ReplicaName,
-			Logger:      s.log.WithName("session"),
-			Metrics:     s.tmetrics,
-			YamuxConfig: hubYamuxConfig(),
+			Authorize:    s.authorize,
+			ReplicaName:  s.opts.ReplicaName,
+			Version:      s.opts.Version,
+			Capabilities: Capabilities,
+			Logger:       s.log.WithName("session"),
+			Metrics:      s.tmetrics,
+			YamuxConfig:  hubYamuxConfig(),
 		},
 		OnTunnel: s.serveSession,
 		OnJoin:   joinHandler.ServeConn,
@@ -313,6 +322,12 @@ func (s *Server) authorize(ctx context.Context, hello tunnel.Hello, peer *x509.C
 		return refuse(fmt.Sprintf("the hub has no certificate on record for member %q: re-join it with a token from `hub token create --name %s --rejoin`", hello.ClusterName, hello.ClusterName))
 	case !mc.Status.Identity.Accepts(serial):
 		return refuse(fmt.Sprintf("this certificate (serial %s) is no longer accepted for member %q: the member re-joined or renewed its certificate since; if this cluster is %s, re-join it with a token from `hub token create --name %s --rejoin`", serial, hello.ClusterName, hello.ClusterName, hello.ClusterName))
+	}
+	// The version is checked once the agent proved who it is, so that only a
+	// member's own agent can mark the member refused.
+	if reason := s.checkVersionSkew(ctx, hello); reason != "" {
+		s.metrics.sessionsRejected.Inc()
+		return tunnel.HelloAck{}, errors.New(reason)
 	}
 	period := mc.Spec.HeartbeatPeriodSeconds
 	if period <= 0 {

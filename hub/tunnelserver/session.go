@@ -108,7 +108,7 @@ func (s *Server) serveSession(ctx context.Context, ss *tunnel.ServerSession) {
 	ms.period = period
 	ms.lastHeartbeat = s.now()
 	s.register(ms)
-	ms.log.Info("agent connected", "remote", ss.RemoteAddr().String(), "agentVersion", ss.Hello().AgentVersion, "generation", ms.generation)
+	ms.log.Info("agent connected", "remote", ss.RemoteAddr().String(), "agentVersion", ss.Hello().AgentVersion, "capabilities", ss.Capabilities(), "generation", ms.generation)
 	s.writeConnected(ctx, ms)
 
 	// The status loop runs in this goroutine (one goroutine a member fewer);

@@ -37,7 +37,20 @@ const (
 type ClientOptions struct {
 	// Hello is sent to the hub. ClusterName is required. ProtocolVersion
 	// defaults to ProtocolVersion and MaxFrameSize to the MaxFrameSize below.
+	// Hello.Capabilities announces the capabilities the agent speaks.
 	Hello Hello
+
+	// RequiredCapabilities are capabilities the agent cannot work without: a
+	// hub that does not announce one of them is hung up on (Goodbye) and the
+	// handshake fails with ErrMissingCapability. Default none.
+	RequiredCapabilities []string
+
+	// CheckHub, if set, inspects the hub's HelloAck, accepting or refusing,
+	// before the session is used (the agent's version-skew check). An error
+	// ends the handshake (an accepted session with a Goodbye carrying the
+	// error's text) and is returned wrapped in ErrIncompatiblePeer. Default
+	// none.
+	CheckHub func(ack HelloAck) error
 
 	// MaxFrameSize is the largest payload the agent accepts. Default
 	// DefaultMaxFrameSize; at most MaxFrameSizeLimit.
@@ -102,6 +115,19 @@ type ServerOptions struct {
 
 	// ReplicaName is announced in HelloAck.HubReplica. Default empty.
 	ReplicaName string
+
+	// Version is the hub's build version, announced in HelloAck.HubVersion
+	// (with a refusal too). Default empty (not announced).
+	Version string
+
+	// Capabilities are the capabilities the hub speaks, announced in
+	// HelloAck.Capabilities. Default none.
+	Capabilities []string
+
+	// RequiredCapabilities are capabilities the hub cannot work without: an
+	// authorized agent whose Hello lacks one of them is refused with a
+	// one-line reason naming it. Default none.
+	RequiredCapabilities []string
 
 	// MaxFrameSize is the largest payload the hub accepts. Default
 	// DefaultMaxFrameSize; at most MaxFrameSizeLimit.

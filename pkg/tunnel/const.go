@@ -51,6 +51,22 @@ const (
 	HandshakeMaxFrameSize uint32 = 16 << 10
 )
 
+// Capabilities are optional features of protocol version 1, named by strings
+// in Hello.Capabilities and HelloAck.Capabilities. Each side announces the
+// capabilities it speaks; a session uses a capability only when both announce
+// it (Session.HasCapability). A receiver ignores a name it does not know. A
+// peer that announces nothing (one that predates capabilities) speaks none of
+// them, and every frame and field of spec.md without a capability still
+// works with it. Names are never reused for another meaning.
+const (
+	// CapabilityVersionSkew: the peer announces its build version (the
+	// agent in Hello.AgentVersion, the hub in HelloAck.HubVersion) and
+	// enforces the version-skew rule of VERSIONING.md on the other's: the
+	// hub refuses an agent beyond it, the agent stops instead of redialing a
+	// hub beyond it.
+	CapabilityVersionSkew = "version-skew"
+)
+
 // FrameType identifies the typed message carried in a frame's payload.
 // Type numbers are grouped by the stream that carries them: 0x0_ for the
 // control stream (and StreamOpen, which begins every stream), 0x1_ for the
@@ -195,6 +211,14 @@ var (
 	// ErrIdentityMismatch: the cluster name in Hello does not match the
 	// client certificate, or there is no verified client certificate.
 	ErrIdentityMismatch = errors.New("tunnel: peer identity mismatch")
+	// ErrMissingCapability: the peer does not announce a capability this side
+	// requires (ClientOptions.RequiredCapabilities,
+	// ServerOptions.RequiredCapabilities).
+	ErrMissingCapability = errors.New("tunnel: peer lacks a required capability")
+	// ErrIncompatiblePeer: the agent found the hub's HelloAck unacceptable
+	// (ClientOptions.CheckHub), for example a hub version beyond the
+	// supported skew. Redialing the same hub does not help.
+	ErrIncompatiblePeer = errors.New("tunnel: incompatible peer")
 	// ErrSessionClosed: the session is closed; it wraps the cause when known.
 	ErrSessionClosed = errors.New("tunnel: session closed")
 )

@@ -1,6 +1,7 @@
 package tunnel
 
 import (
+	"encoding/json"
 	"testing"
 	"time"
 
@@ -150,5 +151,41 @@ func TestDefaults(t *testing.T) {
 	}
 	if DefaultReconnectMultiplier != 2 || DefaultReconnectRandomizationFactor != 0.5 {
 		t.Errorf("backoff factors changed: multiplier %v, randomization %v", DefaultReconnectMultiplier, DefaultReconnectRandomizationFactor)
+	}
+}
+
+func TestCapabilityNames(t *testing.T) {
+	got := map[string]string{"CapabilityVersionSkew": CapabilityVersionSkew}
+	want := map[string]string{"CapabilityVersionSkew": "version-skew"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("capability names changed (-want +got):\n%s", diff)
+	}
+}
+
+// TestHandshakeFieldNames pins the JSON of Hello and HelloAck: an agent or hub
+// of the previous version reads and writes exactly these names, and the new
+// fields are omitted when empty so that the previous version's peers see the
+// frames they know.
+func TestHandshakeFieldNames(t *testing.T) {
+	hello, err := json.Marshal(Hello{ProtocolVersion: 1, AgentVersion: "v0.2.0", ClusterName: "m", MaxFrameSize: 1, Capabilities: []string{"x"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ack, err := json.Marshal(HelloAck{Accepted: true, Reason: "r", HeartbeatPeriodSeconds: 5, HubReplica: "h", MaxFrameSize: 1, HubVersion: "v0.2.0", Capabilities: []string{"x"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bare, err := json.Marshal(Hello{ProtocolVersion: 1, ClusterName: "m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := []string{string(hello), string(ack), string(bare)}
+	want := []string{
+		`{"protocolVersion":1,"agentVersion":"v0.2.0","clusterName":"m","maxFrameSize":1,"capabilities":["x"]}`,
+		`{"accepted":true,"reason":"r","heartbeatPeriodSeconds":5,"hubReplica":"h","maxFrameSize":1,"hubVersion":"v0.2.0","capabilities":["x"]}`,
+		`{"protocolVersion":1,"clusterName":"m"}`,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("handshake JSON changed (-want +got):\n%s", diff)
 	}
 }

@@ -20,7 +20,9 @@ func sampleMessages() []Message {
 	return []Message{
 		StreamOpen{Kind: StreamWork},
 		Hello{ProtocolVersion: ProtocolVersion, AgentVersion: "v0.1.0", ClusterName: "member-1", MaxFrameSize: 1 << 20},
+		Hello{ProtocolVersion: ProtocolVersion, AgentVersion: "v0.2.0", ClusterName: "member-1", Capabilities: []string{CapabilityVersionSkew, "unknown"}},
 		HelloAck{Accepted: true, HeartbeatPeriodSeconds: 10, HubReplica: "hub-0", MaxFrameSize: 2 << 20},
+		HelloAck{Accepted: true, HubVersion: "v0.2.0", Capabilities: []string{CapabilityVersionSkew}},
 		Heartbeat{Sequence: 42, SentAt: sentAt, Properties: ClusterProperties{
 			NodeCount:         3,
 			KubernetesVersion: "v1.37.1",

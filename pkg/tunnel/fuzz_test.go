@@ -123,6 +123,9 @@ func FuzzSession(f *testing.F) {
 		1, WorkInventory{}, 0, Heartbeat{Sequence: 1}, 2, StatusReport{WorkName: "w", Hash: "h"}, 0, Goodbye{Reason: "bye"})...))
 	f.Add(sessionScript(append(append([]any{}, handshake...), 1, WorkInventory{}, 1, WorkInventory{})...))
 	f.Add(sessionScript(append(append([]any{}, handshake...), 3, StreamOpen{Kind: StreamControl})...))
+	// An agent announcing capabilities, known, unknown and empty.
+	f.Add(sessionScript(0, StreamOpen{Kind: StreamControl}, 1, StreamOpen{Kind: StreamWork}, 2, StreamOpen{Kind: StreamStatus},
+		0, Hello{ProtocolVersion: ProtocolVersion, ClusterName: "member-1", Capabilities: []string{CapabilityVersionSkew, "x", ""}}))
 	f.Add(sessionScript(0, StreamOpen{Kind: StreamWork}, 1, StreamOpen{Kind: StreamWork}))
 	f.Add(sessionScript(0, StreamOpen{Kind: StreamControl}, 0, Heartbeat{Sequence: 1}))
 	f.Add(sessionScript(0, []byte{1, 2, 0, 0, 0xff, 0xff, 0xff, 0xff}))
@@ -144,6 +147,8 @@ func fuzzSessionBody(t *testing.T, script []byte) {
 			s, err := ServeConn(ctx, server, ServerOptions{
 				HandshakeTimeout: 500 * time.Millisecond,
 				Authorize:        func(context.Context, Hello, *x509.Certificate) (HelloAck, error) { return HelloAck{}, nil },
+				Version:          "v0.2.0",
+				Capabilities:     []string{CapabilityVersionSkew},
 				YamuxConfig:      quietYamux(),
 			})
 			done <- result{s, err}

@@ -51,6 +51,10 @@ type Hello struct {
 	// MaxFrameSize is the largest payload the agent accepts; the hub does not
 	// send larger frames. Zero means DefaultMaxFrameSize.
 	MaxFrameSize uint32 `json:"maxFrameSize,omitempty"`
+	// Capabilities are the optional features the agent speaks (Capability*
+	// constants). The session uses those both sides announce; absent (an
+	// agent that predates capabilities) means none.
+	Capabilities []string `json:"capabilities,omitempty"`
 }
 
 // HelloAck answers Hello. Sent by the hub on the control stream. When
@@ -67,6 +71,13 @@ type HelloAck struct {
 	// MaxFrameSize is the largest payload the hub accepts; the agent does
 	// not send larger frames. Zero means DefaultMaxFrameSize.
 	MaxFrameSize uint32 `json:"maxFrameSize,omitempty"`
+	// HubVersion is the hub's build version, so that the agent can check the
+	// version skew (sent with a refusal too). Empty from a hub that predates
+	// it.
+	HubVersion string `json:"hubVersion,omitempty"`
+	// Capabilities are the optional features the hub speaks, as
+	// Hello.Capabilities. Absent means none.
+	Capabilities []string `json:"capabilities,omitempty"`
 }
 
 // Heartbeat reports that the agent is alive, with the member cluster's

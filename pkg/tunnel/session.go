@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -35,6 +36,8 @@ type Session struct {
 	control, work, status *Stream
 
 	established atomic.Bool
+	// capabilities are those both sides announced, set by establish.
+	capabilities []string
 
 	closeOnce sync.Once
 	done      chan struct{}
@@ -57,6 +60,14 @@ func newSession(s side, conn net.Conn, mux *yamux.Session, log logr.Logger, metr
 		done:         make(chan struct{}),
 	}
 }
+
+// Capabilities returns the capabilities the session uses: those both sides
+// announced in Hello and HelloAck, in the agent's order. Empty with a peer
+// that predates capabilities.
+func (s *Session) Capabilities() []string { return s.capabilities }
+
+// HasCapability reports whether both sides announced capability c.
+func (s *Session) HasCapability(c string) bool { return slices.Contains(s.capabilities, c) }
 
 // Control returns the control stream: heartbeats and Goodbye.
 func (s *Session) Control() *Stream { return s.control }
@@ -184,7 +195,8 @@ func (s *Session) stream(kind StreamKind) **Stream {
 
 // establish ends the handshake: it limits sends to what the peer accepts,
 // and starts refusing streams beyond the three of the protocol.
-func (s *Session) establish(peerMaxFrameSize uint32) {
+func (s *Session) establish(peerMaxFrameSize uint32, capabilities []string) {
+	s.capabilities = capabilities
 	for _, st := range []*Stream{s.control, s.work, s.status} {
 		st.w.SetMaxFrameSize(peerMaxFrameSize)
 		st.r.SetMaxFrameSize(s.maxFrameSize)
@@ -361,6 +373,14 @@ func clientHandshake(ctx context.Context, conn net.Conn, opts ClientOptions) (*C
 	default:
 		return nil, s.handshakeFailed(fmt.Errorf("%w: %s instead of HelloAck", ErrUnexpectedFrame, m.FrameType()))
 	}
+	if err := checkAck(opts, ack); err != nil {
+		if ack.Accepted {
+			s.control.setWriteDeadline(time.Now().Add(goodbyeTimeout))
+			_ = s.control.Send(Goodbye{Reason: err.Error()})
+		}
+		s.closeWithError(err)
+		return nil, err
+	}
 	if !ack.Accepted {
 		refused := &RefusedError{Reason: ack.Reason}
 		s.closeWithError(refused)
@@ -369,8 +389,8 @@ func clientHandshake(ctx context.Context, conn net.Conn, opts ClientOptions) (*C
 	if !stop() {
 		return nil, fmt.Errorf("tunnel handshake failed: %w", s.Err())
 	}
-	s.establish(ack.MaxFrameSize)
-	s.log.V(1).Info("Tunnel session established", "hubReplica", ack.HubReplica, "remote", conn.RemoteAddr().String())
+	s.establish(ack.MaxFrameSize, Intersect(opts.Hello.Capabilities, ack.Capabilities))
+	s.log.V(1).Info("Tunnel session established", "hubReplica", ack.HubReplica, "hubVersion", ack.HubVersion, "capabilities", s.capabilities, "remote", conn.RemoteAddr().String())
 	return &ClientSession{Session: s, ack: ack}, nil
 }
 
@@ -476,20 +496,30 @@ func serverHandshake(ctx context.Context, conn net.Conn, opts ServerOptions) (*S
 		opts.Logger.Info("Refused tunnel session", "cluster", hello.ClusterName, "reason", ack.Reason, "remote", conn.RemoteAddr().String())
 		return nil, refused
 	}
-	s.establish(hello.MaxFrameSize)
-	s.log.V(1).Info("Tunnel session established", "cluster", hello.ClusterName, "agentVersion", hello.AgentVersion, "remote", conn.RemoteAddr().String())
+	s.establish(hello.MaxFrameSize, Intersect(hello.Capabilities, opts.Capabilities))
+	s.log.V(1).Info("Tunnel session established", "cluster", hello.ClusterName, "agentVersion", hello.AgentVersion, "capabilities", s.capabilities, "remote", conn.RemoteAddr().String())
 	return &ServerSession{Session: s, hello: hello, peer: peer}, nil
 }
 
-// authorize builds the HelloAck for hello.
+// authorize builds the HelloAck for hello. Every answer, a refusal too,
+// announces the hub's version and capabilities.
 func authorize(ctx context.Context, opts ServerOptions, hello Hello, peer *x509.Certificate) HelloAck {
+	refuse := func(reason string) HelloAck {
+		return HelloAck{Reason: reason, HubVersion: opts.Version, Capabilities: opts.Capabilities}
+	}
 	if hello.ProtocolVersion != ProtocolVersion {
-		return HelloAck{Reason: fmt.Sprintf("unsupported protocol version %d; the hub speaks %d", hello.ProtocolVersion, ProtocolVersion)}
+		return refuse(fmt.Sprintf("unsupported protocol version %d; the hub speaks %d", hello.ProtocolVersion, ProtocolVersion))
 	}
 	ack, err := opts.Authorize(ctx, hello, peer)
 	if err != nil {
-		return HelloAck{Reason: err.Error()}
+		return refuse(err.Error())
 	}
+	// Only an authorized peer learns what it lacks.
+	if missing := Missing(opts.RequiredCapabilities, hello.Capabilities); missing != "" {
+		return refuse(fmt.Sprintf("the agent does not speak capability %q, which this hub (%s) requires: upgrade the agent", missing, opts.Version))
+	}
+	ack.HubVersion = opts.Version
+	ack.Capabilities = opts.Capabilities
 	ack.Accepted = true
 	ack.Reason = ""
 	if ack.HeartbeatPeriodSeconds <= 0 {
@@ -502,6 +532,46 @@ func authorize(ctx context.Context, opts ServerOptions, hello Hello, peer *x509.
 		ack.MaxFrameSize = opts.MaxFrameSize
 	}
 	return ack
+}
+
+// checkAck is the agent's verdict on the hub's HelloAck: the caller's check
+// (CheckHub), then, for an accepted session, the capabilities the agent
+// requires.
+func checkAck(opts ClientOptions, ack HelloAck) error {
+	if opts.CheckHub != nil {
+		if err := opts.CheckHub(ack); err != nil {
+			return fmt.Errorf("%w: %w", ErrIncompatiblePeer, err)
+		}
+	}
+	if !ack.Accepted {
+		return nil
+	}
+	if missing := Missing(opts.RequiredCapabilities, ack.Capabilities); missing != "" {
+		return fmt.Errorf("%w: the hub does not speak capability %q, which this agent requires: upgrade the hub", ErrMissingCapability, missing)
+	}
+	return nil
+}
+
+// Intersect returns the capabilities in both ours and theirs, in our order,
+// without duplicates. Names only one side knows are ignored.
+func Intersect(ours, theirs []string) []string {
+	var both []string
+	for _, c := range ours {
+		if slices.Contains(theirs, c) && !slices.Contains(both, c) {
+			both = append(both, c)
+		}
+	}
+	return both
+}
+
+// Missing returns the first of required that announced lacks, or "".
+func Missing(required, announced []string) string {
+	for _, c := range required {
+		if !slices.Contains(announced, c) {
+			return c
+		}
+	}
+	return ""
 }
 
 // verifiedPeer returns the leaf of the verified client certificate chain of

@@ -57,6 +57,10 @@ const (
 	// renewing its Lease; the leader recorded the agent as disconnected until it
 	// connects to another replica.
 	ReasonHubReplicaLost = "HubReplicaLost"
+	// ReasonVersionSkew (False): the hub refused the agent because their versions
+	// are further apart than VERSIONING.md supports; the message names both
+	// versions and which to upgrade.
+	ReasonVersionSkew = "VersionSkew"
 )
 
 // Healthy reports whether the member cluster's API server is healthy, as seen by its

@@ -28,7 +28,7 @@ func (f *Fleet) joinMember(ctx context.Context, st *State, m Member) error {
 func (f *Fleet) join(ctx context.Context, member string, tokenArgs ...string) error {
 	args := append([]string{"token", "create", "--kubeconfig", f.HubServiceAccountKubeconfig(),
 		"--ttl", "1h", "--name", member, "--member-kubeconfig", f.MemberKubeconfig(member)}, tokenArgs...)
-	out, err := run(ctx, nil, filepath.Join(f.bin, "hub"), args...)
+	out, err := run(ctx, nil, f.hubBinary, args...)
 	if err != nil {
 		return err
 	}
@@ -36,7 +36,7 @@ func (f *Fleet) join(ctx context.Context, member string, tokenArgs ...string) er
 	if len(join) < 2 || join[0] != "agent" || join[1] != "join" {
 		return fmt.Errorf("hub token create printed %q, not an agent join command", out)
 	}
-	cmd := exec.CommandContext(ctx, filepath.Join(f.bin, "agent"), join[1:]...)
+	cmd := exec.CommandContext(ctx, f.agentBinary, join[1:]...)
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("agent join failed: %w: %s", err, strings.TrimSpace(string(b)))
 	}
@@ -73,7 +73,7 @@ func (f *Fleet) startAgent(ctx context.Context, st *State, member string) error 
 	}
 	args := append([]string{"run", "--kubeconfig", f.MemberKubeconfig(member),
 		"--metrics-bind-address", metrics, "--health-probe-bind-address", health}, f.opts.AgentArgs...)
-	p, err := startProcess(filepath.Join(f.bin, "agent"), args, filepath.Join(f.LogDir(), "agent-"+member+".log"), nil)
+	p, err := startProcess(f.agentBinary, args, filepath.Join(f.LogDir(), "agent-"+member+".log"), nil)
 	if err != nil {
 		return err
 	}

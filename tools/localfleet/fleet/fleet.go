@@ -32,6 +32,14 @@ type Options struct {
 	HubArgs []string
 	// AgentArgs are extra flags for every agent process.
 	AgentArgs []string
+	// HubBinary and AgentBinary, when both are set, are the hub and agent
+	// binaries the fleet runs (the skew suite runs those of another version;
+	// SetHubBinary and SetAgentBinary change them later), and the fleet
+	// builds neither. Default: both built from RepoRoot into <Dir>/bin.
+	HubBinary, AgentBinary string
+	// HubManifests is the kustomization that installs the hub (CRDs, RBAC).
+	// Default: <RepoRoot>/manifests/hub.
+	HubManifests string
 	// HubReplicas is how many hub processes run (replicas.go). With more than
 	// one, agents reach them through a small TCP balancer. Default: 1.
 	HubReplicas int
@@ -56,6 +64,8 @@ type Fleet struct {
 	opts  Options
 	tools toolchain.Dirs
 	bin   string // where the hub and agent binaries are built
+	// hubBinary and agentBinary are the binaries processes start from.
+	hubBinary, agentBinary string
 }
 
 // HubCluster is the kwok cluster name of the hub.
@@ -111,7 +121,17 @@ func New(opts Options) (*Fleet, error) {
 			return nil, fmt.Errorf("labels given for %q, which is not one of member-1..member-%d", name, opts.Members)
 		}
 	}
-	return &Fleet{opts: opts, bin: filepath.Join(opts.Dir, "bin")}, nil
+	if (opts.HubBinary == "") != (opts.AgentBinary == "") {
+		return nil, fmt.Errorf("set both the hub and the agent binary, or neither")
+	}
+	if opts.HubManifests == "" {
+		opts.HubManifests = filepath.Join(opts.RepoRoot, "manifests", "hub")
+	}
+	f := &Fleet{opts: opts, bin: filepath.Join(opts.Dir, "bin"), hubBinary: opts.HubBinary, agentBinary: opts.AgentBinary}
+	if f.hubBinary == "" {
+		f.hubBinary, f.agentBinary = filepath.Join(f.bin, "hub"), filepath.Join(f.bin, "agent")
+	}
+	return f, nil
 }
 
 func validMember(name string, n int) bool {
@@ -313,7 +333,14 @@ func unique(in []string) []string {
 
 func (f *Fleet) buildBinaries(ctx context.Context) error {
 	// localfleet itself runs the tunnel balancer (replicas.go).
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", f.bin+"/", "./hub", "./agent", "./tools/localfleet")
+	pkgs := []string{"./tools/localfleet"}
+	switch {
+	case f.opts.HubBinary == "":
+		pkgs = append(pkgs, "./hub", "./agent")
+	case f.opts.HubReplicas == 1 && !f.opts.TunnelBalancer:
+		return nil // given binaries and no balancer: nothing to build
+	}
+	cmd := exec.CommandContext(ctx, "go", append([]string{"build", "-o", f.bin + "/"}, pkgs...)...)
 	cmd.Dir = f.opts.RepoRoot
 	out, err := cmd.CombinedOutput()
 	if err != nil {
@@ -346,4 +373,22 @@ func run(ctx context.Context, env []string, name string, args ...string) (string
 }
 
 // HubBinary is the hub binary the fleet runs (also the `hub` CLI: token, drain, ...).
-func (f *Fleet) HubBinary() string { return filepath.Join(f.bin, "hub") }
+func (f *Fleet) HubBinary() string { return f.hubBinary }
+
+// AgentBinary is the agent binary the fleet starts agents from.
+func (f *Fleet) AgentBinary() string { return f.agentBinary }
+
+// SetHubBinary makes hub replicas started from now on (StartHubReplica) run
+// path: an upgrade in place is StopHubReplica, SetHubBinary,
+// StartHubReplica.
+func (f *Fleet) SetHubBinary(path string) { f.hubBinary = path }
+
+// SetAgentBinary makes agents started from now on (StartAgent) run path.
+func (f *Fleet) SetAgentBinary(path string) { f.agentBinary = path }
+
+// ApplyHubManifests applies a hub kustomization (another version's CRDs and
+// RBAC, for an upgrade) as Up does, and waits until every Flotilla CRD is
+// Established.
+func (f *Fleet) ApplyHubManifests(ctx context.Context, dir string) error {
+	return f.applyHubManifests(ctx, dir)
+}

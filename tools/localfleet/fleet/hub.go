@@ -20,7 +20,11 @@ const (
 // installHub applies manifests/hub to the hub cluster, as a user would, and waits
 // until every Flotilla CRD is Established.
 func (f *Fleet) installHub(ctx context.Context) error {
-	if _, err := kubectl(ctx, f.HubKubeconfig(), "apply", "-k", filepath.Join(f.opts.RepoRoot, "manifests", "hub")); err != nil {
+	return f.applyHubManifests(ctx, f.opts.HubManifests)
+}
+
+func (f *Fleet) applyHubManifests(ctx context.Context, dir string) error {
+	if _, err := kubectl(ctx, f.HubKubeconfig(), "apply", "-k", dir); err != nil {
 		return err
 	}
 	out, err := kubectl(ctx, f.HubKubeconfig(), "get", "crds", "-o", "name")
@@ -114,7 +118,7 @@ func (f *Fleet) startHubReplica(ctx context.Context, st *State, i int) error {
 		// Join commands name the balancer, which every replica sits behind.
 		args = append(args, "--tunnel-advertise-address", st.HubTunnelAddress)
 	}
-	p, err := startProcess(filepath.Join(f.bin, "hub"), args, filepath.Join(f.LogDir(), r.Role+".log"), nil)
+	p, err := startProcess(f.hubBinary, args, filepath.Join(f.LogDir(), r.Role+".log"), nil)
 	if err != nil {
 		return err
 	}

@@ -3,7 +3,6 @@ package fleet
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"time"
 )
 
@@ -60,7 +59,7 @@ func (f *Fleet) LeaveHubAsMember(ctx context.Context) error {
 		}
 		delete(st.Processes, hubMemberRole)
 	}
-	if _, err := run(ctx, nil, filepath.Join(f.bin, "agent"), "leave", "--kubeconfig", f.HubKubeconfig()); err != nil {
+	if _, err := run(ctx, nil, f.agentBinary, "leave", "--kubeconfig", f.HubKubeconfig()); err != nil {
 		return err
 	}
 	st.HubAsMember = false

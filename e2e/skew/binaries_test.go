@@ -1,0 +1,117 @@
+//go:build skew
+
+package skew
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// Versions the suite stamps into the binaries (-X pkg/version.Version), so
+// that the skew rule sees N-1, N and a version beyond N+1.
+const (
+	baseVersion    = "v0.1.0" // hack/skew-base
+	currentVersion = "v0.2.0" // this tree
+	tooNewVersion  = "v0.4.0" // this tree, stamped two minors past the hub
+)
+
+const versionPackage = "github.com/flotilla-io/flotilla/pkg/version.Version"
+
+// binaries are a hub and an agent of one version, and that version's hub
+// manifests (CRDs, RBAC).
+type binaries struct {
+	Hub, Agent, Manifests string
+}
+
+// baseCommit reads the pinned base commit from hack/skew-base.
+func baseCommit(root string) (string, error) {
+	f, err := os.Open(filepath.Join(root, "hack", "skew-base"))
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line != "" && !strings.HasPrefix(line, "#") {
+			return line, nil
+		}
+	}
+	return "", fmt.Errorf("hack/skew-base names no commit")
+}
+
+// cacheDir is where built base versions are kept, by commit.
+func cacheDir() (string, error) {
+	base := os.Getenv("XDG_CACHE_HOME")
+	if base == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", err
+		}
+		base = filepath.Join(home, ".cache")
+	}
+	return filepath.Join(base, "flotilla", "skew"), nil
+}
+
+// buildBase builds the hub and agent of commit (checked out with `git
+// worktree add` into a temporary folder) into the cache, keyed by the commit
+// and the stamped version, with its manifests; a second run reuses them.
+func buildBase(ctx context.Context, root, commit string, logf func(string, ...any)) (binaries, error) {
+	cache, err := cacheDir()
+	if err != nil {
+		return binaries{}, err
+	}
+	dir := filepath.Join(cache, commit+"-"+baseVersion)
+	b := binaries{Hub: filepath.Join(dir, "hub"), Agent: filepath.Join(dir, "agent"), Manifests: filepath.Join(dir, "manifests", "hub")}
+	if _, err := os.Stat(filepath.Join(dir, "complete")); err == nil {
+		logf("reusing the base %s built in %s", commit[:7], dir)
+		return b, nil
+	}
+	logf("building the base %s (hub and agent) into %s", commit[:7], dir)
+	tmp, err := os.MkdirTemp("", "flotilla-skew-base-")
+	if err != nil {
+		return binaries{}, err
+	}
+	defer os.RemoveAll(tmp)
+	tree := filepath.Join(tmp, "tree")
+	if err := command(ctx, root, "git", "worktree", "add", "--detach", tree, commit); err != nil {
+		return binaries{}, err
+	}
+	defer func() { _ = command(context.WithoutCancel(ctx), root, "git", "worktree", "remove", "--force", tree) }()
+	_ = os.RemoveAll(dir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return binaries{}, err
+	}
+	if err := command(ctx, tree, "go", "build", "-ldflags", "-X "+versionPackage+"="+baseVersion, "-o", dir+"/", "./hub", "./agent"); err != nil {
+		return binaries{}, err
+	}
+	if err := command(ctx, tree, "cp", "-r", filepath.Join(tree, "manifests"), dir+"/"); err != nil {
+		return binaries{}, err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "complete"), []byte(commit+"\n"), 0o644); err != nil {
+		return binaries{}, err
+	}
+	return b, nil
+}
+
+// buildCurrent builds this tree's hub and agent stamped version into dir.
+func buildCurrent(ctx context.Context, root, dir, version string) (binaries, error) {
+	if err := command(ctx, root, "go", "build", "-ldflags", "-X "+versionPackage+"="+version, "-o", dir+"/", "./hub", "./agent"); err != nil {
+		return binaries{}, err
+	}
+	return binaries{Hub: filepath.Join(dir, "hub"), Agent: filepath.Join(dir, "agent"), Manifests: filepath.Join(root, "manifests", "hub")}, nil
+}
+
+func command(ctx context.Context, dir, name string, args ...string) error {
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("%s %s: %w: %s", name, strings.Join(args, " "), err, strings.TrimSpace(string(out)))
+	}
+	return nil
+}
