@@ -39,6 +39,9 @@ hub by hand.`,
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "Member %q left the hub at %s: removed %d Work(s) and the agent's identity from this cluster.\n",
 				res.Identity.Name, res.Identity.Hub, len(res.Removed))
+			for _, r := range res.Released {
+				fmt.Fprintf(cmd.OutOrStdout(), "Kept %s\n", r)
+			}
 			return nil
 		},
 	}

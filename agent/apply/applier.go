@@ -21,12 +21,14 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
@@ -43,6 +45,10 @@ type Applier struct {
 	// mapper maps kinds to resources from the member's discovery; it is reset when a
 	// kind is not found, so that kinds added since (CRDs) are found.
 	mapper *restmapper.DeferredDiscoveryRESTMapper
+	// discovery is the member's discovery, not cached, and metadata reads objects'
+	// metadata only: for checking what a Namespace holds (namespaceInUse).
+	discovery discovery.DiscoveryInterface
+	metadata  metadata.Interface
 
 	locks keyedLocks
 
@@ -82,9 +88,15 @@ func New(cfg *rest.Config, opts Options) (*Applier, error) {
 	if err != nil {
 		return nil, fmt.Errorf("failed to create the discovery client of the member cluster: %w", err)
 	}
+	meta, err := metadata.NewForConfigAndClient(cfg, httpClient)
+	if err != nil {
+		return nil, fmt.Errorf("failed to create the metadata client of the member cluster: %w", err)
+	}
 	a := &Applier{
 		opts:       opts,
 		dynamic:    dyn,
+		discovery:  disc,
+		metadata:   meta,
 		mapper:     restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disc)),
 		last:       map[string]lastApply{},
 		driftMemos: map[string]map[objectKey]*driftMemo{},
@@ -193,7 +205,7 @@ func (a *Applier) apply(ctx context.Context, s *scope) (placementv1beta1.WorkSta
 	if s.strategy.Type == placementv1beta1.ApplyStrategyTypeReportDiff {
 		s.results = a.reportDiffs(ctx, s)
 		// Nothing changed on the member: the objects applied before stay the Work's.
-		next := &Record{WorkName: s.work.Name, Hash: s.hash, DeletePolicy: deletePolicyOf(s.work)}
+		next := &Record{WorkName: s.work.Name, Hash: s.hash, DeletePolicy: deletePolicyOf(s.work), TakenOverPolicy: takenOverPolicyOf(s.work)}
 		if rec != nil {
 			next.Applied = rec.Applied
 		}
@@ -215,9 +227,11 @@ func (a *Applier) apply(ctx context.Context, s *scope) (placementv1beta1.WorkSta
 	}
 	s.results = a.applyAll(ctx, s)
 	a.watchApplied(s)
-	next := &Record{WorkName: s.work.Name, Hash: s.hash, DeletePolicy: deletePolicyOf(s.work), AllApplied: allApplied(s.results)}
+	next := &Record{WorkName: s.work.Name, Hash: s.hash, DeletePolicy: deletePolicyOf(s.work), TakenOverPolicy: takenOverPolicyOf(s.work), AllApplied: allApplied(s.results)}
 	next.Applied = appliedRefs(s)
-	kept, removeErr := a.removeUnlisted(ctx, s)
+	// What it releases is logged and counted; the Work's status is about what it
+	// lists.
+	kept, _, removeErr := a.removeUnlisted(ctx, s)
 	next.Applied = append(next.Applied, kept...)
 	if removeErr != nil {
 		next.AllApplied = false
@@ -245,18 +259,20 @@ func (a *Applier) guardRecord(ctx context.Context, s *scope) (*Record, error) {
 		}
 	}
 	var added []ObjectRef
+	// Objects created from now on, with the Work's annotation, are the Work's own.
+	guardedAt := time.Now().UTC().Truncate(time.Second).Format(time.RFC3339)
 	for _, m := range applyOrder(s.manifests) {
 		if k, ok := m.key(); ok && !held[k] {
 			held[k] = true
 			// The resource is not known before the kind is resolved; removal does
 			// not need it.
-			added = append(added, ObjectRef{Group: k.group, Version: m.gvk.Version, Kind: k.kind, Namespace: k.namespace, Name: k.name})
+			added = append(added, ObjectRef{Group: k.group, Version: m.gvk.Version, Kind: k.kind, Namespace: k.namespace, Name: k.name, GuardedAt: guardedAt})
 		}
 	}
 	if len(added) == 0 {
 		return s.record, nil
 	}
-	guard := &Record{WorkName: s.work.Name, DeletePolicy: deletePolicyOf(s.work)}
+	guard := &Record{WorkName: s.work.Name, DeletePolicy: deletePolicyOf(s.work), TakenOverPolicy: takenOverPolicyOf(s.work)}
 	if s.record != nil {
 		guard.Hash = s.record.Hash
 		guard.Applied = append(guard.Applied, s.record.Applied...)
@@ -434,12 +450,19 @@ func (a *Applier) resourceOf(m *manifest) dynamic.ResourceInterface {
 	return a.dynamic.Resource(m.mapping.Resource).Namespace(m.obj.GetNamespace())
 }
 
-// Remove removes what the Applier applied for the named Work: it deletes the objects
-// that still carry the Work's annotation (or, if the Work's delete strategy was
-// Abandon when it was last applied, leaves them and takes the annotation off), then
-// the Work's record. A Work without a record is already removed. Objects that could
-// not be removed stay in the record, for the next Remove.
+// Remove removes what the Applier applied for the named Work, as RemoveWork does.
 func (a *Applier) Remove(ctx context.Context, workName string) error {
+	_, err := a.RemoveWork(ctx, workName)
+	return err
+}
+
+// RemoveWork removes what the Applier applied for the named Work: it deletes the
+// objects the Work created that still carry its annotation and releases the others
+// (see decideRemoval: the Work's delete strategy when it was last applied, objects
+// it took over, Namespaces that hold objects no Work applied), then deletes the
+// Work's record. It returns the objects released. A Work without a record is already
+// removed. Objects that could not be removed stay in the record, for the next call.
+func (a *Applier) RemoveWork(ctx context.Context, workName string) ([]Released, error) {
 	unlock := a.locks.lock(workName)
 	defer unlock()
 	log := ctrllog.FromContext(ctx).WithValues("work", workName)
@@ -447,16 +470,17 @@ func (a *Applier) Remove(ctx context.Context, workName string) error {
 
 	rec, err := a.getRecord(ctx, workName)
 	if err != nil {
-		return err
+		return nil, err
 	}
+	var released []Released
 	if rec != nil {
-		if err := a.removeAll(ctx, rec); err != nil {
-			return err
+		if released, err = a.removeAll(ctx, rec); err != nil {
+			return released, err
 		}
 		if err := a.deleteRecord(ctx, workName); err != nil {
-			return err
+			return released, err
 		}
-		log.V(1).Info("Removed the Work", "deletePolicy", rec.DeletePolicy, "objects", len(rec.Applied))
+		log.V(1).Info("Removed the Work", "deletePolicy", rec.DeletePolicy, "takenOver", rec.TakenOverPolicy, "objects", len(rec.Applied), "released", len(released))
 	}
 	if a.watch != nil {
 		a.watch.watchBlockers(workName, nil)
@@ -466,7 +490,7 @@ func (a *Applier) Remove(ctx context.Context, workName string) error {
 	delete(a.last, workName)
 	delete(a.driftMemos, workName)
 	a.mu.Unlock()
-	return nil
+	return released, nil
 }
 
 // Inventory lists the Works the member holds, from their records, sorted by name.
@@ -501,4 +525,13 @@ func deletePolicyOf(work *placementv1beta1.Work) placementv1beta1.DeletePropagat
 		return work.Spec.DeleteStrategy.PropagationPolicy
 	}
 	return placementv1beta1.DeletePropagationPolicyDelete
+}
+
+// takenOverPolicyOf returns what the Work's delete strategy does with the objects it
+// took over, Release by default.
+func takenOverPolicyOf(work *placementv1beta1.Work) placementv1beta1.TakenOverPolicy {
+	if work.Spec.DeleteStrategy != nil && work.Spec.DeleteStrategy.TakenOver != "" {
+		return work.Spec.DeleteStrategy.TakenOver
+	}
+	return placementv1beta1.TakenOverPolicyRelease
 }

@@ -31,7 +31,11 @@ limitations under the License.
 // Work goes away (Remove), and tells the hub which Works the member holds
 // (Inventory). Objects are only ever deleted while they still carry the annotation
 // of the Work being cleaned up, so something taken over by another Work, or by
-// someone else, is left alone.
+// someone else, is left alone; and only if the Work created them: the record says,
+// per object, whether the Work created it or took it over, and what it took over is
+// released (left, without Flotilla's marks) unless deleteStrategy.takenOver is
+// Delete. A Namespace that holds objects no Work applied is never deleted (see
+// decideRemoval and namespaceInUse; docs/concepts/deletion.md).
 //
 // Availability of what was applied comes from package availability (with the Work's
 // CEL availability rules); Status re-evaluates it, reads the Work's status feedback

@@ -21,6 +21,8 @@ import (
 	"fmt"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
 )
 
 // Values of the result label of flotilla_agent_apply_total.
@@ -59,6 +61,11 @@ var (
 		Help: "Informers the agent runs on the objects it applied: one per resource (kind), or per resource and namespace with the least-privilege profile.",
 	})
 
+	objectsReleasedTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "flotilla_agent_objects_released_total",
+		Help: "Objects the agent left on the member cluster, without Flotilla's annotation, labels and field ownership, instead of deleting them when their Work let go of them, by reason: Abandon (propagationPolicy Abandon), TakenOver (the object existed before the Work applied it), NamespaceInUse (a Namespace holding objects no Work applied).",
+	}, []string{"reason"})
+
 	manifestsRemovedTotal = prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "flotilla_agent_manifests_removed_total",
 		Help: "Objects the agent deleted from the member cluster because their Work no longer lists them or was removed.",
@@ -73,12 +80,15 @@ func init() {
 	for _, o := range []string{driftCorrected, driftReported} {
 		driftsTotal.WithLabelValues(o)
 	}
+	for _, r := range []string{placementv1beta1.ReasonReleasedAbandon, placementv1beta1.ReasonReleasedTakenOver, placementv1beta1.ReasonReleasedNamespaceInUse} {
+		objectsReleasedTotal.WithLabelValues(r)
+	}
 }
 
 // Register registers the metrics of the package with reg. Registering them again
 // with the same registry is not an error.
 func Register(reg prometheus.Registerer) error {
-	for _, c := range []prometheus.Collector{applyTotal, manifestsRemovedTotal, driftsTotal, watchedResources} {
+	for _, c := range []prometheus.Collector{applyTotal, manifestsRemovedTotal, objectsReleasedTotal, driftsTotal, watchedResources} {
 		if err := reg.Register(c); err != nil {
 			if are := (prometheus.AlreadyRegisteredError{}); errors.As(err, &are) {
 				continue

@@ -25,12 +25,14 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
@@ -46,6 +48,9 @@ type Record struct {
 	// DeletePolicy is the Work's delete strategy at that apply: what Remove does with
 	// the objects.
 	DeletePolicy placementv1beta1.DeletePropagationPolicy
+	// TakenOverPolicy is what the Work's delete strategy at that apply does with the
+	// objects it took over; Release for records written before it existed.
+	TakenOverPolicy placementv1beta1.TakenOverPolicy
 	// AllApplied is true when every manifest of that spec was applied (and nothing
 	// was left to clean up); otherwise the next Apply of the same spec tries again.
 	AllApplied bool
@@ -54,7 +59,8 @@ type Record struct {
 	Applied []ObjectRef
 }
 
-// ObjectRef refers to an object on the member cluster.
+// ObjectRef refers to an object on the member cluster, and says whether the Work
+// created it or took it over.
 type ObjectRef struct {
 	Group     string `json:"group,omitempty"`
 	Version   string `json:"version"`
@@ -62,6 +68,44 @@ type ObjectRef struct {
 	Resource  string `json:"resource"`
 	Namespace string `json:"namespace,omitempty"`
 	Name      string `json:"name"`
+
+	// Created is true when the Work created the object: it did not exist on the
+	// member when the Work first applied it. False when the Work took it over, and
+	// for the objects of records written before the field existed: what an old
+	// record cannot prove the Work created counts as taken over (see createdBy).
+	Created bool `json:"created,omitempty"`
+	// UID is the UID of the object as applied; an object of the same name with
+	// another UID (deleted and created again by someone else) is not the one the
+	// Work created. Empty until the apply that writes the object is recorded.
+	UID types.UID `json:"uid,omitempty"`
+	// GuardedAt is when the object was recorded before it was applied (guardRecord),
+	// for an object whose apply has not been recorded yet: an object created since,
+	// that carries the Work's annotation, was created by the Work (an agent stopped
+	// between the create and the record). RFC 3339, whole seconds.
+	GuardedAt string `json:"guardedAt,omitempty"`
+}
+
+// createdBy reports whether the object live, which carries the annotation of the
+// Work of the record, is the object the Work created:
+//   - an applied object recorded as created, with live's UID;
+//   - an object recorded before it was applied (GuardedAt), whose apply was never
+//     recorded (the agent stopped), created in that second or later. Only an
+//     object someone else created in the second before the Work's first apply, that
+//     the Work then took over before the agent stopped, would be taken for created.
+//
+// Anything else — an object the Work took over, one created again by someone else
+// (another UID), the objects of records written before Created existed — is taken
+// over: an object Flotilla cannot prove it created is never deleted as created.
+func (r ObjectRef) createdBy(live *unstructured.Unstructured) bool {
+	switch {
+	case r.Created && r.UID != "":
+		return r.UID == live.GetUID()
+	case r.GuardedAt != "":
+		guarded, err := time.Parse(time.RFC3339, r.GuardedAt)
+		return err == nil && !live.GetCreationTimestamp().Time.Before(guarded)
+	default:
+		return false
+	}
 }
 
 func (r ObjectRef) key() objectKey {
@@ -77,6 +121,7 @@ const (
 	dataWork         = "work"
 	dataSpecHash     = "specHash"
 	dataDeletePolicy = "deletePolicy"
+	dataTakenOver    = "takenOver"
 	dataAllApplied   = "allApplied"
 	dataApplied      = "applied"
 )
@@ -188,6 +233,7 @@ func (r *Record) configMap(namespace string) (*unstructured.Unstructured, error)
 		dataWork:         r.WorkName,
 		dataSpecHash:     r.Hash,
 		dataDeletePolicy: string(r.DeletePolicy),
+		dataTakenOver:    string(r.TakenOverPolicy),
 		dataAllApplied:   strconv.FormatBool(r.AllApplied),
 		dataApplied:      string(applied),
 	}
@@ -207,6 +253,11 @@ func recordFromConfigMap(cm *unstructured.Unstructured) (*Record, error) {
 		Hash:         data[dataSpecHash],
 		DeletePolicy: placementv1beta1.DeletePropagationPolicy(data[dataDeletePolicy]),
 		AllApplied:   data[dataAllApplied] == "true",
+		// Records written before the field existed release what the Work took over.
+		TakenOverPolicy: placementv1beta1.TakenOverPolicyRelease,
+	}
+	if p := data[dataTakenOver]; p != "" {
+		r.TakenOverPolicy = placementv1beta1.TakenOverPolicy(p)
 	}
 	if r.WorkName == "" {
 		return nil, fmt.Errorf("failed to read the Work record %s: it names no Work", cm.GetName())
@@ -221,6 +272,6 @@ func recordFromConfigMap(cm *unstructured.Unstructured) (*Record, error) {
 
 // equal reports whether two records hold the same.
 func (r *Record) equal(o *Record) bool {
-	return o != nil && r.WorkName == o.WorkName && r.Hash == o.Hash && r.DeletePolicy == o.DeletePolicy &&
+	return o != nil && r.WorkName == o.WorkName && r.Hash == o.Hash && r.DeletePolicy == o.DeletePolicy && r.TakenOverPolicy == o.TakenOverPolicy &&
 		r.AllApplied == o.AllApplied && slices.Equal(r.Applied, o.Applied)
 }

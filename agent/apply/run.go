@@ -55,6 +55,9 @@ type result struct {
 	// blockerVersion is the resourceVersion of the object not taken over, as the apply saw
 	// it: its watch takes any other version for a change.
 	blockerVersion string
+	// created is true for an applied object the Work created (see
+	// ObjectRef.Created), false for one it took over.
+	created bool
 }
 
 const appliedMessage = "applied"
@@ -182,7 +185,24 @@ func (a *Applier) applyManifest(ctx context.Context, s *scope, m *manifest) resu
 		return failed(apiMessage(err))
 	}
 	log.V(2).Info("Applied a manifest", "resourceVersion", out.GetResourceVersion())
-	return appliedResult(out)
+	r := appliedResult(out)
+	r.created = live == nil || (ours && s.recorded(m).createdBy(live))
+	return r
+}
+
+// recorded returns what the Work's record (before this apply) holds of the object of
+// a manifest; the zero ObjectRef if nothing.
+func (s *scope) recorded(m *manifest) ObjectRef {
+	k, ok := m.key()
+	if !ok || s.record == nil {
+		return ObjectRef{}
+	}
+	for _, r := range s.record.Applied {
+		if r.key() == k {
+			return r
+		}
+	}
+	return ObjectRef{}
 }
 
 // checkTakeOver decides whether an object that exists on the member but is not the
@@ -352,8 +372,12 @@ func appliedRefs(s *scope) []ObjectRef {
 	var out []ObjectRef
 	seen := map[objectKey]bool{}
 	for _, m := range applyOrder(s.manifests) {
-		if s.results[m.ordinal].applied == metav1.ConditionTrue && m.mapping != nil {
+		if res := s.results[m.ordinal]; res.applied == metav1.ConditionTrue && m.mapping != nil {
 			r := m.ref()
+			r.Created = res.created
+			if res.live != nil {
+				r.UID = res.live.GetUID()
+			}
 			out = append(out, r)
 			seen[r.key()] = true
 		}

@@ -18,8 +18,9 @@ import (
 type Remover interface {
 	// Inventory lists the Works the member holds.
 	Inventory(ctx context.Context) ([]apply.Record, error)
-	// Remove removes what the named Work applied.
-	Remove(ctx context.Context, workName string) error
+	// RemoveWork removes what the named Work applied and returns what it
+	// released instead of deleting (the rules of apply.Applier.RemoveWork).
+	RemoveWork(ctx context.Context, workName string) ([]apply.Released, error)
 }
 
 var _ Remover = (*apply.Applier)(nil)
@@ -40,6 +41,10 @@ type LeaveResult struct {
 	Identity *Identity
 	// Removed are the Works whose objects were removed from the member.
 	Removed []string
+	// Released are the objects of those Works left on the member, and why:
+	// objects the Works took over, Namespaces holding the member's own objects,
+	// or everything with deleteStrategy Abandon.
+	Released []apply.Released
 }
 
 // HubNotToldError is returned by Leave when everything was cleaned up on the
@@ -89,7 +94,9 @@ func Leave(ctx context.Context, opts LeaveOptions) (*LeaveResult, error) {
 		return res, fmt.Errorf("failed to list the Works applied on this cluster (%v): fix access to the member and run `agent leave` again", err)
 	}
 	for _, r := range records {
-		if err := opts.Remover.Remove(ctx, r.WorkName); err != nil {
+		released, err := opts.Remover.RemoveWork(ctx, r.WorkName)
+		res.Released = append(res.Released, released...)
+		if err != nil {
 			return res, fmt.Errorf("failed to remove Work %q from this cluster (%v): fix it and run `agent leave` again", r.WorkName, oneLine(err.Error()))
 		}
 		res.Removed = append(res.Removed, r.WorkName)

@@ -39,8 +39,9 @@ type Applier interface {
 	Apply(ctx context.Context, work *placementv1beta1.Work) (placementv1beta1.WorkStatus, error)
 	// Status re-evaluates the Work's status without applying anything.
 	Status(ctx context.Context, work *placementv1beta1.Work) (placementv1beta1.WorkStatus, error)
-	// Remove removes what the named Work applied.
-	Remove(ctx context.Context, workName string) error
+	// RemoveWork removes what the named Work applied and returns the objects it
+	// released instead of deleting them.
+	RemoveWork(ctx context.Context, workName string) ([]apply.Released, error)
 	// Inventory lists the Works the member holds.
 	Inventory(ctx context.Context) ([]apply.Record, error)
 }

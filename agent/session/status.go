@@ -3,10 +3,12 @@ package session
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"sort"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/flotilla-io/flotilla/agent/apply"
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
 	"github.com/flotilla-io/flotilla/pkg/tunnel"
 )
@@ -57,7 +59,7 @@ func (r *Runner) report(name string, force bool) {
 // confirmRemoved tells the hub that a deleted Work's objects are gone from the
 // member, so that the hub lets the Work go. Without a session nothing is sent:
 // the hub asks again (WorkDelete) when the agent reconnects.
-func (r *Runner) confirmRemoved(name string) {
+func (r *Runner) confirmRemoved(name string, released []apply.Released) {
 	r.sendMu.Lock()
 	defer r.sendMu.Unlock()
 	r.mu.Lock()
@@ -66,7 +68,15 @@ func (r *Runner) confirmRemoved(name string) {
 	if s == nil {
 		return
 	}
-	if err := s.Status().Send(tunnel.StatusReport{WorkName: name, Removed: true}); err != nil {
+	rep := tunnel.StatusReport{WorkName: name, Removed: true}
+	for i, rel := range released {
+		if i == tunnel.MaxReleased {
+			rep.Released = append(rep.Released, fmt.Sprintf("and %d more", len(released)-i))
+			break
+		}
+		rep.Released = append(rep.Released, rel.String())
+	}
+	if err := s.Status().Send(rep); err != nil {
 		r.log.V(1).Info("Failed to confirm the Work's removal", "work", name, "err", err)
 		return
 	}

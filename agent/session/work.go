@@ -265,7 +265,7 @@ func (r *Runner) apply(ctx context.Context, st *workState, work *placementv1beta
 
 // remove removes what a Work applied.
 func (r *Runner) remove(ctx context.Context, st *workState) {
-	err := r.opts.Applier.Remove(ctx, st.name)
+	released, err := r.opts.Applier.RemoveWork(ctx, st.name)
 	if ctx.Err() != nil {
 		return
 	}
@@ -278,7 +278,7 @@ func (r *Runner) remove(ctx context.Context, st *workState) {
 	if r.opts.Upsync != nil {
 		r.opts.Upsync.Remove(st.name)
 	}
-	r.confirmRemoved(st.name)
+	r.confirmRemoved(st.name, released)
 	r.queue.Forget(st.name)
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -440,6 +440,7 @@ func (s *Server) statusLoop(ctx context.Context, ms *memberSession) error {
 			continue
 		}
 		if rep.Removed {
+			s.reportReleased(ctx, ms.name, ns, rep.WorkName, rep.Released)
 			if err := s.releaseWork(ctx, ns, rep.WorkName); err != nil {
 				ms.log.Error(err, "failed to let a removed Work go", "work", rep.WorkName)
 			}

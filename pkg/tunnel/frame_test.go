@@ -175,6 +175,7 @@ func TestMessageJSONFieldNames(t *testing.T) {
 		{WorkSyncDone{}, `{}`},
 		{StatusReport{WorkName: "w", Hash: "h", Status: json.RawMessage(`{}`)}, `{"workName":"w","hash":"h","status":{}}`},
 		{StatusReport{WorkName: "w", Removed: true}, `{"workName":"w","hash":"","removed":true}`},
+		{StatusReport{WorkName: "w", Removed: true, Released: []string{"Namespace a was kept"}}, `{"workName":"w","hash":"","removed":true,"released":["Namespace a was kept"]}`},
 		{Upsync{WorkName: "w", Object: json.RawMessage(`{"kind":"ConfigMap"}`)}, `{"workName":"w","object":{"kind":"ConfigMap"}}`},
 		{Upsync{WorkName: "w", Deleted: &UpsyncRef{Version: "v1", Kind: "ConfigMap", Name: "x"}}, `{"workName":"w","deleted":{"version":"v1","kind":"ConfigMap","name":"x"}}`},
 		{Upsync{WorkName: "w", Complete: true, Problems: []string{"p"}}, `{"workName":"w","complete":true,"problems":["p"]}`},

@@ -194,7 +194,15 @@ type StatusReport struct {
 	// gone from the member; the hub then lets the deleted Work go. Hash and
 	// Status are empty then.
 	Removed bool `json:"removed,omitempty"`
+	// Released lists, with Removed, the objects the member kept instead of deleting
+	// them (taken over, abandoned, a Namespace holding the member's own objects),
+	// each with why, at most MaxReleased and a last line counting the rest. The hub
+	// reports them as Events before it lets the Work go.
+	Released []string `json:"released,omitempty"`
 }
+
+// MaxReleased bounds StatusReport.Released.
+const MaxReleased = 20
 
 // Upsync mirrors, for one Work, objects born on the member (matching the Work's
 // upsync selectors, in the namespaces it places) to the hub. Sent by the agent on

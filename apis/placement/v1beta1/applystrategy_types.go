@@ -136,4 +136,29 @@ type DeleteStrategy struct {
 	// +kubebuilder:default=Delete
 	// +optional
 	PropagationPolicy DeletePropagationPolicy `json:"propagationPolicy,omitempty"`
+
+	// TakenOver is what happens, when propagationPolicy is Delete, to the objects
+	// that already existed on the member cluster when the placement first applied
+	// them (it took them over, see ApplyStrategy.WhenToTakeOver): Release (the
+	// default) leaves them on the member and takes Flotilla's annotation, labels and
+	// field ownership off; Delete deletes them like the objects Flotilla created. A
+	// Namespace that holds objects no placement applied is never deleted, whatever
+	// this says: it is released.
+	// +kubebuilder:default=Release
+	// +optional
+	TakenOver TakenOverPolicy `json:"takenOver,omitempty"`
 }
+
+// TakenOverPolicy is what happens to an object a placement took over (it existed on
+// the member cluster before the placement applied it) when the placement removes
+// it from the cluster.
+// +kubebuilder:validation:Enum=Release;Delete
+type TakenOverPolicy string
+
+const (
+	// TakenOverPolicyRelease leaves the object on the member cluster and stops
+	// managing it.
+	TakenOverPolicyRelease TakenOverPolicy = "Release"
+	// TakenOverPolicyDelete deletes the object from the member cluster.
+	TakenOverPolicyDelete TakenOverPolicy = "Delete"
+)

@@ -59,7 +59,9 @@ const (
 	ReasonScheduleFailed = "ScheduleFailed"
 	// ReasonInvalidResourceSelectors (False, summary): the placement's resource
 	// selectors cannot be answered (an unknown kind, a namespaced kind selected
-	// by a ClusterResourcePlacement); the message says which selector.
+	// by a ClusterResourcePlacement, or a reserved namespace: kube-*,
+	// flotilla-system or flotilla-member-*, which are never placed); the message
+	// says which selector.
 	ReasonInvalidResourceSelectors = "InvalidResourceSelectors"
 	// ReasonSchedulePending (Unknown): the scheduler has not yet handled the latest
 	// policy.
