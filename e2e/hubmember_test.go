@@ -59,14 +59,14 @@ func joinHubAsMember(t *testing.T, hub client.Client) {
 			if apierrors.IsNotFound(err) {
 				return nil
 			}
-			return fmt.Errorf("MemberCluster %s still exists (err %v)", fleet.HubMemberName, err)
+			return fmt.Errorf("MemberCluster %s still exists (err %w)", fleet.HubMemberName, err)
 		})
 		framework.Eventually(t, 2*time.Minute, func() error {
 			err := hub.Get(ctx, types.NamespacedName{Name: clusterv1beta1.MemberNamespace(fleet.HubMemberName)}, &corev1.Namespace{})
 			if apierrors.IsNotFound(err) {
 				return nil
 			}
-			return fmt.Errorf("namespace %s still exists (err %v)", clusterv1beta1.MemberNamespace(fleet.HubMemberName), err)
+			return fmt.Errorf("namespace %s still exists (err %w)", clusterv1beta1.MemberNamespace(fleet.HubMemberName), err)
 		})
 	})
 	for _, cond := range []string{clusterv1beta1.ConditionJoined, clusterv1beta1.ConditionAgentConnected, clusterv1beta1.ConditionHealthy} {
@@ -216,7 +216,7 @@ func TestHubAsMemberReceivesACompoundPlacement(t *testing.T) {
 		if apierrors.IsNotFound(err) {
 			return nil
 		}
-		return fmt.Errorf("the inner placement still exists (err %v)", err)
+		return fmt.Errorf("the inner placement still exists (err %w)", err)
 	})
 	for _, m := range allMembers {
 		framework.Eventually(t, 2*time.Minute, onMember(t, m, &corev1.Namespace{}, types.NamespacedName{Name: app}, false))

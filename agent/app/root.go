@@ -71,7 +71,7 @@ func restConfig(kubeconfig string) (*rest.Config, error) {
 	if kubeconfig != "" {
 		cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 		if err != nil {
-			return nil, fmt.Errorf("cannot load --kubeconfig %s: %v", kubeconfig, err)
+			return nil, fmt.Errorf("cannot load --kubeconfig %s: %w", kubeconfig, err)
 		}
 		// As config.GetConfig does: no client-side rate limit (client-go's default
 		// of 5 requests a second makes each apply wait); the member API server's
@@ -83,7 +83,7 @@ func restConfig(kubeconfig string) (*rest.Config, error) {
 	}
 	cfg, err := config.GetConfig()
 	if err != nil {
-		return nil, fmt.Errorf("no member kubeconfig (not in a cluster, no $KUBECONFIG): pass --kubeconfig: %v", err)
+		return nil, fmt.Errorf("no member kubeconfig (not in a cluster, no $KUBECONFIG): pass --kubeconfig: %w", err)
 	}
 	return cfg, nil
 }

@@ -283,7 +283,7 @@ func Run(ctx context.Context, opts *RunOptions) error {
 		}
 		l, err := net.Listen("tcp", s.addr)
 		if err != nil {
-			return fmt.Errorf("cannot serve %s on %s: %v: pick another address with %s", s.name, s.addr, err, s.flag)
+			return fmt.Errorf("cannot serve %s on %s: %w: pick another address with %s", s.name, s.addr, err, s.flag)
 		}
 		log.Info("Serving "+s.name, "address", l.Addr().String())
 		go func() {

@@ -116,7 +116,7 @@ func Install(ctx context.Context, opts Options) (*Result, error) {
 	}
 	if err != nil {
 		if rerr := in.rollback(context.WithoutCancel(ctx)); rerr != nil {
-			return nil, fmt.Errorf("%w; rolling back also failed: %v", err, rerr)
+			return nil, fmt.Errorf("%w; rolling back also failed: %w", err, rerr)
 		}
 		return nil, fmt.Errorf("%w (nothing of the agent was left installed)", err)
 	}

@@ -102,7 +102,7 @@ func Leave(ctx context.Context, opts LeaveOptions) (*LeaveResult, error) {
 
 	records, err := opts.Remover.Inventory(ctx)
 	if err != nil {
-		return res, fmt.Errorf("failed to list the Works applied on this cluster (%v): fix access to the member and run `agent leave` again", err)
+		return res, fmt.Errorf("failed to list the Works applied on this cluster (%w): fix access to the member and run `agent leave` again", err)
 	}
 	for _, r := range records {
 		if err := opts.Remover.Remove(ctx, r.WorkName); err != nil {
@@ -134,7 +134,7 @@ func tellHub(ctx context.Context, id *Identity, timeout time.Duration) error {
 	})
 	var unreachable *unreachableError
 	if errors.As(err, &unreachable) {
-		return fmt.Errorf("cannot reach it (%v)", unreachable.err)
+		return fmt.Errorf("cannot reach it (%w)", unreachable.err)
 	}
 	if err != nil {
 		return err

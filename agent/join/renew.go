@@ -39,7 +39,7 @@ import (
 func (id *Identity) Leaf() (*x509.Certificate, error) {
 	cert, err := parseCertificate(id.Certificate)
 	if err != nil {
-		return nil, fmt.Errorf("the certificate in Secret %s/%s is unusable (%v): run `agent leave` and join again", Namespace, SecretName, err)
+		return nil, fmt.Errorf("the certificate in Secret %s/%s is unusable (%w): run `agent leave` and join again", Namespace, SecretName, err)
 	}
 	return cert, nil
 }
@@ -85,7 +85,7 @@ func Renew(ctx context.Context, cfg *rest.Config, id *Identity, timeout time.Dur
 		return nil, fmt.Errorf("the hub refused to renew the certificate: %s", oneLine(resp.Error))
 	}
 	if err := checkResponse(resp, key, id.Name, hash); err != nil {
-		return nil, fmt.Errorf("the hub returned an unusable certificate (%v): this is a bug in the hub; report it", err)
+		return nil, fmt.Errorf("the hub returned an unusable certificate (%w): this is a bug in the hub; report it", err)
 	}
 	keyDER, err := x509.MarshalECPrivateKey(key)
 	if err != nil {

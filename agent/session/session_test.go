@@ -246,11 +246,11 @@ func TestAgentHeartbeatsAppliesReportsReconnectsAndDeletes(t *testing.T) {
 	sessiontest.Eventually(t, wait, func() error {
 		_, err := kube.CoreV1().ConfigMaps("default").Get(ctx, "web", metav1.GetOptions{})
 		if !apierrors.IsNotFound(err) {
-			return fmt.Errorf("ConfigMap default/web still there (err %v)", err)
+			return fmt.Errorf("ConfigMap default/web still there (err %w)", err)
 		}
 		records, err := a.applier.Inventory(ctx)
 		if err != nil || len(records) != 0 {
-			return fmt.Errorf("records %+v (err %v), want none", records, err)
+			return fmt.Errorf("records %+v (err %w), want none", records, err)
 		}
 		return nil
 	})

@@ -245,16 +245,16 @@ func TestResourcePlacementEndToEndOnTheHub(t *testing.T) {
 	}
 	testenv.Eventually(t, 60*time.Second, func() error {
 		if err := c.Get(ctx, types.NamespacedName{Namespace: "team-a", Name: "web"}, &placementv1beta1.ResourcePlacement{}); !apierrors.IsNotFound(err) {
-			return fmt.Errorf("the placement is still there (%v)", err)
+			return fmt.Errorf("the placement is still there (%w)", err)
 		}
 		for _, m := range chosen {
 			if _, _, _, _, err := rpWork(ctx, c, m, key); !apierrors.IsNotFound(err) {
-				return fmt.Errorf("the Work on %s is still there (%v)", m, err)
+				return fmt.Errorf("the Work on %s is still there (%w)", m, err)
 			}
 		}
 		bindings, err := pipeline.ListBindings(ctx, c, key)
 		if err != nil || len(bindings) != 0 {
-			return fmt.Errorf("%d bindings left (%v)", len(bindings), err)
+			return fmt.Errorf("%d bindings left (%w)", len(bindings), err)
 		}
 		return nil
 	})

@@ -78,7 +78,7 @@ func TestLeavingMemberLosesItsBindingsOfBothScopes(t *testing.T) {
 	testenv.Eventually(t, 30*time.Second, func() error {
 		for _, o := range []client.Object{crb, rb, &clusterv1beta1.MemberCluster{ObjectMeta: metav1.ObjectMeta{Name: "leaver"}}} {
 			if err := env.Client.Get(ctx, client.ObjectKeyFromObject(o), o); !apierrors.IsNotFound(err) {
-				return fmt.Errorf("%T %s is still there (%v)", o, o.GetName(), err)
+				return fmt.Errorf("%T %s is still there (%w)", o, o.GetName(), err)
 			}
 		}
 		return nil

@@ -147,7 +147,7 @@ func TestClusterResourceOverrideSnapshots(t *testing.T) {
 	expectSnapshots(t, list, "", byName)
 	testenv.Eventually(t, 20*time.Second, func() error {
 		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(cro), cro); !apierrors.IsNotFound(err) {
-			return fmt.Errorf("override still there (err %v)", err)
+			return fmt.Errorf("override still there (err %w)", err)
 		}
 		return nil
 	})

@@ -151,7 +151,7 @@ func TestTheOldCertificateOfADeletedAndRejoinedMemberIsRefused(t *testing.T) {
 	testenv.Eventually(t, 10*time.Second, func() error {
 		err := env.Client.Get(ctx, types.NamespacedName{Name: "theta"}, &clusterv1beta1.MemberCluster{})
 		if !apierrors.IsNotFound(err) {
-			return fmt.Errorf("MemberCluster gamma still exists (%v)", err)
+			return fmt.Errorf("MemberCluster gamma still exists (%w)", err)
 		}
 		return nil
 	})

@@ -141,7 +141,7 @@ func TestCanaryApprovalThenProdOneAtATime(t *testing.T) {
 	testenv.Eventually(t, 30*time.Second, func() error {
 		got, err := colorOn("upd-a", "a-3")
 		if err != nil || got != "blue" {
-			return fmt.Errorf("a-3 color %q, %v", got, err)
+			return fmt.Errorf("a-3 color %q, %w", got, err)
 		}
 		return nil
 	})

@@ -158,7 +158,7 @@ func decodeAs[T Message](payload []byte) (Message, error) {
 	var m T
 	if len(payload) > 0 {
 		if err := json.Unmarshal(payload, &m); err != nil {
-			return nil, fmt.Errorf("%w: %s: %v", ErrMalformedPayload, m.FrameType(), err)
+			return nil, fmt.Errorf("%w: %s: %w", ErrMalformedPayload, m.FrameType(), err)
 		}
 	}
 	if v, ok := any(m).(validator); ok {
@@ -308,7 +308,7 @@ func (fr *FrameReader) ReadPayload(h Header) ([]byte, error) {
 		buf := bytes.NewBuffer(make([]byte, 0, payloadChunk))
 		var n int64
 		n, err = io.CopyN(buf, fr.r, int64(h.Length))
-		if err == io.EOF && n < int64(h.Length) {
+		if errors.Is(err, io.EOF) && n < int64(h.Length) {
 			err = io.ErrUnexpectedEOF
 		}
 		payload = buf.Bytes()

@@ -455,7 +455,7 @@ func TestFrameWriterConcurrentWritersProduceIntactFrames(t *testing.T) {
 	next := map[string]int{}
 	for {
 		m, err := fr.ReadMessage()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {

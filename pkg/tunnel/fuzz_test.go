@@ -56,7 +56,7 @@ func FuzzDecodeFrame(f *testing.F) {
 		for {
 			h, payload, err := fr.ReadFrame()
 			if err != nil {
-				if err != io.EOF && !isFrameError(err) {
+				if !errors.Is(err, io.EOF) && !isFrameError(err) {
 					t.Fatalf("ReadFrame returned an error that is not a protocol error: %v", err)
 				}
 				return

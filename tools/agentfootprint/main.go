@@ -129,7 +129,7 @@ func run(ctx context.Context, o options) error {
 	}
 	st, err := f.State()
 	if err != nil || len(st.Members) == 0 {
-		return fmt.Errorf("no fleet with members in %s: %v", dir, err)
+		return fmt.Errorf("no fleet with members in %s: %w", dir, err)
 	}
 	member := st.Members[0].Name
 	kubeconfig := f.MemberKubeconfig(member)
@@ -266,7 +266,7 @@ func addLoad(ctx context.Context, kubeconfig string, nodes, pods int) error {
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("only %d of %d pods run after 10m (%v)", running, pods, err)
+			return fmt.Errorf("only %d of %d pods run after 10m (%w)", running, pods, err)
 		}
 		select {
 		case <-ctx.Done():
@@ -334,7 +334,7 @@ func measure(ctx context.Context, f *fleet.Fleet, binary, kubeconfig, member str
 		case <-ctx.Done():
 			return ctx.Err()
 		case err := <-exited:
-			return fmt.Errorf("the agent exited (%v); see %s", err, logPath)
+			return fmt.Errorf("the agent exited (%w); see %s", err, logPath)
 		case <-time.After(d):
 			return nil
 		}

@@ -83,7 +83,7 @@ func Build(src fs.FS, profile string) ([]byte, error) {
 		}
 		containers, err := r.Pipe(yaml.Lookup("spec", "template", "spec", "containers"))
 		if err != nil || containers == nil {
-			return nil, fmt.Errorf("manifests/%s: Deployment %s has no containers (%v)", dir, r.GetName(), err)
+			return nil, fmt.Errorf("manifests/%s: Deployment %s has no containers (%w)", dir, r.GetName(), err)
 		}
 		elems, err := containers.Elements()
 		if err != nil {

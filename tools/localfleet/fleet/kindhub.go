@@ -53,7 +53,7 @@ func (f *Fleet) kindOverlay(name, base, body string) (string, error) {
 func (f *Fleet) installKindHub(ctx context.Context, provider *cluster.Provider, st *State, hubCluster string) error {
 	nodes, err := provider.ListInternalNodes(hubCluster)
 	if err != nil || len(nodes) == 0 {
-		return fmt.Errorf("failed to find the hub cluster's node: %v", err)
+		return fmt.Errorf("failed to find the hub cluster's node: %w", err)
 	}
 	ip, _, err := nodes[0].IP()
 	if err != nil {
