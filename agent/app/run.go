@@ -338,7 +338,7 @@ func Run(ctx context.Context, opts *RunOptions) error {
 		return nil
 	case err := <-errc:
 		cancel()
-		<-runErr
+		<-runErr //nolint:errcheck // waiting for the run to stop; err is why it was stopped
 		return err
 	}
 }

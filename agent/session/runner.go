@@ -157,7 +157,7 @@ func (r *Runner) serve(ctx, sctx context.Context, s *tunnel.ClientSession) error
 		_ = s.Close()
 	}
 	for ; pending > 0; pending-- {
-		<-errc
+		<-errc //nolint:errcheck // waiting for the goroutines to end; s.Err() below says why the session ended
 	}
 	if err == nil {
 		err = s.Err()

@@ -322,10 +322,10 @@ func measure(ctx context.Context, f *fleet.Fleet, binary, kubeconfig, member str
 	defer func() {
 		_ = cmd.Process.Signal(syscall.SIGTERM)
 		select {
-		case <-exited:
+		case <-exited: //nolint:errcheck // waiting for the agent to exit; it was told to stop
 		case <-time.After(15 * time.Second):
 			_ = cmd.Process.Kill()
-			<-exited
+			<-exited //nolint:errcheck // waiting for the killed agent to be reaped
 		}
 	}()
 	pid := cmd.Process.Pid
