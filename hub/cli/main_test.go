@@ -42,8 +42,7 @@ func TestMain(m *testing.M) {
 	if err != nil {
 		panic(err)
 	}
-	defer os.RemoveAll(dir)
-	os.Exit(testenv.Run(m, testenv.Options{Scheme: Scheme()}, func(e *testenv.Env) error {
+	code := testenv.Run(m, testenv.Options{Scheme: Scheme()}, func(e *testenv.Env) error {
 		env = e
 		kubeconfig = filepath.Join(dir, "kubeconfig")
 		return clientcmd.WriteToFile(clientcmdapi.Config{
@@ -52,5 +51,8 @@ func TestMain(m *testing.M) {
 			Contexts:       map[string]*clientcmdapi.Context{"hub": {Cluster: "hub", AuthInfo: "admin"}},
 			CurrentContext: "hub",
 		}, kubeconfig)
-	}))
+	})
+	// os.Exit skips deferred calls: remove the folder first.
+	_ = os.RemoveAll(dir)
+	os.Exit(code)
 }

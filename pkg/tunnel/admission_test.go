@@ -50,7 +50,7 @@ func TestAdmissionClosesConnectionsOverTheRate(t *testing.T) {
 		if err != nil {
 			t.Fatalf("Dial %s within the burst: %v", member, err)
 		}
-		defer s.Close()
+		t.Cleanup(func() { s.Close() })
 	}
 	if s, err := Dial(t.Context(), dialOptions(pki, addr, "member-3", "member-3")); err == nil {
 		s.Close()
