@@ -233,7 +233,7 @@ func TestRenewalReplacesTheCertificateOnceTheAgentUsesTheNewOne(t *testing.T) {
 	addr := startServerWith(t, Options{MemberCertificateLifetime: time.Minute})
 	cert, pool := joinMember(t, addr, "epsilon")
 	leaf, _ := x509.ParseCertificate(cert.Certificate[0])
-	if life := leaf.NotAfter.Sub(time.Now()); life > time.Minute || life < 50*time.Second {
+	if life := time.Until(leaf.NotAfter); life > time.Minute || life < 50*time.Second {
 		t.Fatalf("the member certificate is valid for %s more, want about the configured minute", life)
 	}
 	old := connected(t, addr, "epsilon", cert, pool)

@@ -488,7 +488,7 @@ func (s *Server) writeWorkStatus(ctx context.Context, ns string, rep tunnel.Stat
 	outcome := "written"
 	// The first attempt reads the manager's cache (an unchanged or stale
 	// report then costs no request); a conflict reads the API server.
-	var reader client.Reader = s.reader
+	reader := s.reader
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		defer func() { reader = s.direct }()
 		w := &placementv1beta1.Work{}

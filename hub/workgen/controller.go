@@ -227,7 +227,7 @@ func (r *Reconciler) syncWork(ctx context.Context, b placementv1beta1.BindingObj
 		}
 		if !work.CreationTimestamp.IsZero() {
 			if owner, ok := pipeline.OwnerKey(work); ok && owner != key {
-				return fmt.Errorf("Work %s/%s belongs to %s %s", ns, work.Name, owner.Kind(), owner)
+				return fmt.Errorf("the Work %s/%s belongs to %s %s", ns, work.Name, owner.Kind(), owner)
 			}
 		}
 		for k, v := range key.Labels() {
