@@ -16,12 +16,15 @@ KUBE_VERSION    := $(call modversion,tools/k8s/go.mod,k8s.io/kubernetes)
 ETCD_VERSION    := $(call modversion,tools/k8s/go.mod,go.etcd.io/etcd/server/v3)
 KWOK_VERSION    := $(call modversion,tools/k8s/kwok/go.mod,sigs.k8s.io/kwok)
 CTRLGEN_VERSION := $(call modversion,tools/k8s/controller-gen/go.mod,sigs.k8s.io/controller-tools)
+LINT_VERSION    := $(call modversion,tools/lint/go.mod,github.com/golangci/golangci-lint/v2)
 
 TOOLS_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/flotilla/bin
 KUBE_DIR    := $(TOOLS_CACHE)/kube-$(KUBE_VERSION)-etcd-$(ETCD_VERSION)
 KWOK_DIR    := $(TOOLS_CACHE)/kwok-$(KWOK_VERSION)
 CTRLGEN_DIR := $(TOOLS_CACHE)/controller-gen-$(CTRLGEN_VERSION)
 CONTROLLER_GEN := $(CTRLGEN_DIR)/controller-gen
+LINT_DIR    := $(TOOLS_CACHE)/golangci-lint-$(LINT_VERSION)
+GOLANGCI_LINT := $(LINT_DIR)/golangci-lint
 
 # What tests and the local fleet read to find the tools.
 export KUBEBUILDER_ASSETS := $(KUBE_DIR)
@@ -42,7 +45,7 @@ help: ## List the targets.
 ##@ Tools
 
 .PHONY: tools
-tools: $(KUBE_DIR)/kube-apiserver $(KUBE_DIR)/etcd $(KUBE_DIR)/kubectl $(KWOK_DIR)/kwokctl $(CONTROLLER_GEN) ## Build the pinned Kubernetes binaries, etcd, kwok and controller-gen into the cache (once).
+tools: $(KUBE_DIR)/kube-apiserver $(KUBE_DIR)/etcd $(KUBE_DIR)/kubectl $(KWOK_DIR)/kwokctl $(CONTROLLER_GEN) $(GOLANGCI_LINT) ## Build the pinned Kubernetes binaries, etcd, kwok, controller-gen and golangci-lint into the cache (once).
 
 $(KUBE_DIR)/kube-apiserver $(KUBE_DIR)/etcd:
 	tools/k8s/build.sh $(KUBE_DIR)
@@ -59,6 +62,10 @@ $(KWOK_DIR)/kwokctl:
 $(CONTROLLER_GEN):
 	@echo "building controller-gen $(CTRLGEN_VERSION) into $(CTRLGEN_DIR)"
 	cd tools/k8s/controller-gen && $(GO) build -trimpath -o $(CONTROLLER_GEN) sigs.k8s.io/controller-tools/cmd/controller-gen
+
+$(GOLANGCI_LINT):
+	@echo "building golangci-lint $(LINT_VERSION) into $(LINT_DIR)"
+	cd tools/lint && $(GO) build -trimpath -o $(GOLANGCI_LINT) github.com/golangci/golangci-lint/v2/cmd/golangci-lint
 
 ##@ Generate
 
@@ -83,12 +90,18 @@ build: ## Build the hub, the agent and the kubectl plugin (kubectl-flotilla) int
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN_DIR)/ ./hub ./agent ./hub/kubectl-flotilla
 
 .PHONY: verify
-verify: $(CONTROLLER_GEN) ## gofmt, go vet, generated files and docs up to date, doc links resolve, no tracked binaries or large files.
+verify: $(CONTROLLER_GEN) $(GOLANGCI_LINT) ## No tracked binaries or large files, licence headers, gofmt, go vet, golangci-lint, generated files and docs up to date, doc links resolve.
 	hack/verify-repo.sh
+	hack/verify-headers.sh
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed on:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	$(MAKE) --no-print-directory lint
 	hack/verify-generated.sh "$(MAKE)"
 	GO=$(GO) hack/verify-docs.sh
+
+.PHONY: lint
+lint: $(GOLANGCI_LINT) ## golangci-lint with .golangci.yml over every package (also run by verify).
+	$(GOLANGCI_LINT) run ./...
 
 .PHONY: unit
 unit: tools ## Unit and envtest tests.

@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The Flotilla Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package e2e
 
 import (
@@ -43,14 +59,14 @@ func joinHubAsMember(t *testing.T, hub client.Client) {
 			if apierrors.IsNotFound(err) {
 				return nil
 			}
-			return fmt.Errorf("MemberCluster %s still exists (err %v)", fleet.HubMemberName, err)
+			return fmt.Errorf("MemberCluster %s still exists (err %w)", fleet.HubMemberName, err)
 		})
 		framework.Eventually(t, 2*time.Minute, func() error {
 			err := hub.Get(ctx, types.NamespacedName{Name: clusterv1beta1.MemberNamespace(fleet.HubMemberName)}, &corev1.Namespace{})
 			if apierrors.IsNotFound(err) {
 				return nil
 			}
-			return fmt.Errorf("namespace %s still exists (err %v)", clusterv1beta1.MemberNamespace(fleet.HubMemberName), err)
+			return fmt.Errorf("namespace %s still exists (err %w)", clusterv1beta1.MemberNamespace(fleet.HubMemberName), err)
 		})
 	})
 	for _, cond := range []string{clusterv1beta1.ConditionJoined, clusterv1beta1.ConditionAgentConnected, clusterv1beta1.ConditionHealthy} {
@@ -200,7 +216,7 @@ func TestHubAsMemberReceivesACompoundPlacement(t *testing.T) {
 		if apierrors.IsNotFound(err) {
 			return nil
 		}
-		return fmt.Errorf("the inner placement still exists (err %v)", err)
+		return fmt.Errorf("the inner placement still exists (err %w)", err)
 	})
 	for _, m := range allMembers {
 		framework.Eventually(t, 2*time.Minute, onMember(t, m, &corev1.Namespace{}, types.NamespacedName{Name: app}, false))

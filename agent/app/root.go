@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The Flotilla Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 // Package app assembles the agent binary's commands: join, run, leave, version.
 package app
 
@@ -55,7 +71,7 @@ func restConfig(kubeconfig string) (*rest.Config, error) {
 	if kubeconfig != "" {
 		cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 		if err != nil {
-			return nil, fmt.Errorf("cannot load --kubeconfig %s: %v", kubeconfig, err)
+			return nil, fmt.Errorf("cannot load --kubeconfig %s: %w", kubeconfig, err)
 		}
 		// As config.GetConfig does: no client-side rate limit (client-go's default
 		// of 5 requests a second makes each apply wait); the member API server's
@@ -67,7 +83,7 @@ func restConfig(kubeconfig string) (*rest.Config, error) {
 	}
 	cfg, err := config.GetConfig()
 	if err != nil {
-		return nil, fmt.Errorf("no member kubeconfig (not in a cluster, no $KUBECONFIG): pass --kubeconfig: %v", err)
+		return nil, fmt.Errorf("no member kubeconfig (not in a cluster, no $KUBECONFIG): pass --kubeconfig: %w", err)
 	}
 	return cfg, nil
 }

@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The Flotilla Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package app
 
 import (
@@ -268,7 +284,7 @@ func Run(ctx context.Context, opts *RunOptions) error {
 		}
 		l, err := net.Listen("tcp", s.addr)
 		if err != nil {
-			return fmt.Errorf("cannot serve %s on %s: %v: pick another address with %s", s.name, s.addr, err, s.flag)
+			return fmt.Errorf("cannot serve %s on %s: %w: pick another address with %s", s.name, s.addr, err, s.flag)
 		}
 		log.Info("Serving "+s.name, "address", l.Addr().String())
 		go func() {
@@ -330,7 +346,7 @@ func Run(ctx context.Context, opts *RunOptions) error {
 		return nil
 	case err := <-errc:
 		cancel()
-		<-runErr
+		<-runErr //nolint:errcheck // waiting for the run to stop; err is why it was stopped
 		return err
 	}
 }

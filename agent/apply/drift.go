@@ -226,16 +226,6 @@ func (a *Applier) driftMemo(work string, k objectKey) *driftMemo {
 	return memo
 }
 
-// corrections returns the drift corrections recorded for an object; nil if none.
-func (a *Applier) correctionsOf(work string, k objectKey) *placementv1beta1.DriftCorrections {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if memo := a.driftMemos[work][k]; memo != nil {
-		return copyCorrections(memo.corrections)
-	}
-	return nil
-}
-
 func copyCorrections(c placementv1beta1.DriftCorrections) *placementv1beta1.DriftCorrections {
 	if c.Count == 0 {
 		return nil

@@ -35,8 +35,8 @@ import (
 // hash differs.
 func Example() {
 	ctx := context.Background()
-	var member *rest.Config // the member cluster, from the agent's kubeconfig
-	var work *placementv1beta1.Work
+	var member *rest.Config          // the member cluster, from the agent's kubeconfig
+	work := &placementv1beta1.Work{} // a Work the hub sent
 
 	if err := apply.Register(prometheus.DefaultRegisterer); err != nil {
 		fmt.Println(err)

@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The Flotilla Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package join
 
 import (
@@ -72,7 +88,7 @@ type Identity struct {
 func (id *Identity) TLSConfig(alpn string) (*tls.Config, error) {
 	pair, err := tls.X509KeyPair(id.Certificate, id.PrivateKey)
 	if err != nil {
-		return nil, fmt.Errorf("the identity in Secret %s/%s is unusable (%v): run `agent leave` and join again", Namespace, SecretName, err)
+		return nil, fmt.Errorf("the identity in Secret %s/%s is unusable (%w): run `agent leave` and join again", Namespace, SecretName, err)
 	}
 	pool := x509.NewCertPool()
 	if !pool.AppendCertsFromPEM(id.CA) {
@@ -169,7 +185,7 @@ func newMember(cfg *rest.Config) (*member, error) {
 	}
 	c, err := corev1client.NewForConfig(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("the member kubeconfig is unusable (%v): check --kubeconfig", err)
+		return nil, fmt.Errorf("the member kubeconfig is unusable (%w): check --kubeconfig", err)
 	}
 	return &member{client: c, host: cfg.Host}, nil
 }
@@ -180,11 +196,11 @@ func (m *member) error(what string, err error) error {
 	var status apierrors.APIStatus
 	switch {
 	case apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err):
-		return fmt.Errorf("the member cluster's API server at %s did not let us %s (%v): use a --kubeconfig that may manage Namespaces and Secrets", m.host, what, err)
+		return fmt.Errorf("the member cluster's API server at %s did not let us %s (%w): use a --kubeconfig that may manage Namespaces and Secrets", m.host, what, err)
 	case errors.As(err, &status):
-		return fmt.Errorf("failed to %s on the member cluster at %s: %v", what, m.host, err)
+		return fmt.Errorf("failed to %s on the member cluster at %s: %w", what, m.host, err)
 	default:
-		return fmt.Errorf("cannot reach the member cluster's API server at %s: %v: check --kubeconfig and that the cluster is up", m.host, err)
+		return fmt.Errorf("cannot reach the member cluster's API server at %s: %w: check --kubeconfig and that the cluster is up", m.host, err)
 	}
 }
 

@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The Flotilla Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package join
 
 import (
@@ -71,7 +87,7 @@ func (o *Options) Validate() error {
 		return errors.New("--token is required: use the token `hub token create` printed")
 	}
 	if _, _, err := joinproto.ParseToken(o.Token); err != nil {
-		return fmt.Errorf("--token is malformed: %v: copy the whole token that `hub token create` printed", err)
+		return fmt.Errorf("--token is malformed: %w: copy the whole token that `hub token create` printed", err)
 	}
 	if err := validateHash(o.CACertHash); err != nil {
 		return err
@@ -122,7 +138,7 @@ func validateHash(hash string) error {
 func ParseLabels(s string) (map[string]string, error) {
 	labels, err := joinproto.ParseLabels(s)
 	if err != nil {
-		return nil, fmt.Errorf("--labels: %v: use k=v,k2=v2", err)
+		return nil, fmt.Errorf("--labels: %w: use k=v,k2=v2", err)
 	}
 	if err := ValidateLabels(labels); err != nil {
 		return nil, err
@@ -200,7 +216,7 @@ func Join(ctx context.Context, opts Options) (*Identity, error) {
 		return nil, fmt.Errorf("the hub refused the join: %s", oneLine(resp.Error))
 	}
 	if err := checkResponse(resp, key, opts.Name, opts.CACertHash); err != nil {
-		return nil, fmt.Errorf("the hub returned an unusable certificate (%v): this is a bug in the hub; report it", err)
+		return nil, fmt.Errorf("the hub returned an unusable certificate (%w): this is a bug in the hub; report it", err)
 	}
 
 	keyDER, err := x509.MarshalECPrivateKey(key)
@@ -219,7 +235,7 @@ func Join(ctx context.Context, opts Options) (*Identity, error) {
 		if apierrors.IsAlreadyExists(err) {
 			return nil, fmt.Errorf("the hub accepted %q but another join stored an identity on this cluster at the same time: run `agent leave`, then join again with a new token", opts.Name)
 		}
-		return nil, fmt.Errorf("the hub accepted %q but its identity could not be stored on the member (%v): fix access to the member, create a new token with `hub token create` and join again", opts.Name, m.error("create Secret "+Namespace+"/"+SecretName, err))
+		return nil, fmt.Errorf("the hub accepted %q but its identity could not be stored on the member (%w): fix access to the member, create a new token with `hub token create` and join again", opts.Name, m.error("create Secret "+Namespace+"/"+SecretName, err))
 	}
 	return id, nil
 }
@@ -330,7 +346,7 @@ func exchangeOnce(ctx context.Context, addr string, cfg *tls.Config, req joinpro
 		}
 		var alert tls.AlertError
 		if errors.As(err, &alert) || strings.Contains(err.Error(), "tls:") {
-			return joinproto.Response{}, fmt.Errorf("the TLS handshake with %s failed (%v): check that --hub is the hub's tunnel port", addr, err)
+			return joinproto.Response{}, fmt.Errorf("the TLS handshake with %s failed (%w): check that --hub is the hub's tunnel port", addr, err)
 		}
 		return joinproto.Response{}, unreachable(addr, err)
 	}
@@ -342,7 +358,7 @@ func exchangeOnce(ctx context.Context, addr string, cfg *tls.Config, req joinpro
 	}
 	var resp joinproto.Response
 	if err := joinproto.Read(conn, &resp); err != nil {
-		return joinproto.Response{}, fmt.Errorf("the hub at %s closed the connection without an answer (%v): check the hub's log", addr, err)
+		return joinproto.Response{}, fmt.Errorf("the hub at %s closed the connection without an answer (%w): check the hub's log", addr, err)
 	}
 	return resp, nil
 }

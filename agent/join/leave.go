@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The Flotilla Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package join
 
 import (
@@ -91,7 +107,7 @@ func Leave(ctx context.Context, opts LeaveOptions) (*LeaveResult, error) {
 
 	records, err := opts.Remover.Inventory(ctx)
 	if err != nil {
-		return res, fmt.Errorf("failed to list the Works applied on this cluster (%v): fix access to the member and run `agent leave` again", err)
+		return res, fmt.Errorf("failed to list the Works applied on this cluster (%w): fix access to the member and run `agent leave` again", err)
 	}
 	for _, r := range records {
 		released, err := opts.Remover.RemoveWork(ctx, r.WorkName)
@@ -125,7 +141,7 @@ func tellHub(ctx context.Context, id *Identity, timeout time.Duration) error {
 	})
 	var unreachable *unreachableError
 	if errors.As(err, &unreachable) {
-		return fmt.Errorf("cannot reach it (%v)", unreachable.err)
+		return fmt.Errorf("cannot reach it (%w)", unreachable.err)
 	}
 	if err != nil {
 		return err

@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The Flotilla Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package join
 
 import (
@@ -23,7 +39,7 @@ import (
 func (id *Identity) Leaf() (*x509.Certificate, error) {
 	cert, err := parseCertificate(id.Certificate)
 	if err != nil {
-		return nil, fmt.Errorf("the certificate in Secret %s/%s is unusable (%v): run `agent leave` and join again", Namespace, SecretName, err)
+		return nil, fmt.Errorf("the certificate in Secret %s/%s is unusable (%w): run `agent leave` and join again", Namespace, SecretName, err)
 	}
 	return cert, nil
 }
@@ -69,7 +85,7 @@ func Renew(ctx context.Context, cfg *rest.Config, id *Identity, timeout time.Dur
 		return nil, fmt.Errorf("the hub refused to renew the certificate: %s", oneLine(resp.Error))
 	}
 	if err := checkResponse(resp, key, id.Name, hash); err != nil {
-		return nil, fmt.Errorf("the hub returned an unusable certificate (%v): this is a bug in the hub; report it", err)
+		return nil, fmt.Errorf("the hub returned an unusable certificate (%w): this is a bug in the hub; report it", err)
 	}
 	keyDER, err := x509.MarshalECPrivateKey(key)
 	if err != nil {

@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The Flotilla Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package session_test
 
 import (
@@ -230,11 +246,11 @@ func TestAgentHeartbeatsAppliesReportsReconnectsAndDeletes(t *testing.T) {
 	sessiontest.Eventually(t, wait, func() error {
 		_, err := kube.CoreV1().ConfigMaps("default").Get(ctx, "web", metav1.GetOptions{})
 		if !apierrors.IsNotFound(err) {
-			return fmt.Errorf("ConfigMap default/web still there (err %v)", err)
+			return fmt.Errorf("ConfigMap default/web still there (err %w)", err)
 		}
 		records, err := a.applier.Inventory(ctx)
 		if err != nil || len(records) != 0 {
-			return fmt.Errorf("records %+v (err %v), want none", records, err)
+			return fmt.Errorf("records %+v (err %w), want none", records, err)
 		}
 		return nil
 	})

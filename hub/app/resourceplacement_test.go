@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The Flotilla Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package app
 
 import (
@@ -229,16 +245,16 @@ func TestResourcePlacementEndToEndOnTheHub(t *testing.T) {
 	}
 	testenv.Eventually(t, 60*time.Second, func() error {
 		if err := c.Get(ctx, types.NamespacedName{Namespace: "team-a", Name: "web"}, &placementv1beta1.ResourcePlacement{}); !apierrors.IsNotFound(err) {
-			return fmt.Errorf("the placement is still there (%v)", err)
+			return fmt.Errorf("the placement is still there (%w)", err)
 		}
 		for _, m := range chosen {
 			if _, _, _, _, err := rpWork(ctx, c, m, key); !apierrors.IsNotFound(err) {
-				return fmt.Errorf("the Work on %s is still there (%v)", m, err)
+				return fmt.Errorf("the Work on %s is still there (%w)", m, err)
 			}
 		}
 		bindings, err := pipeline.ListBindings(ctx, c, key)
 		if err != nil || len(bindings) != 0 {
-			return fmt.Errorf("%d bindings left (%v)", len(bindings), err)
+			return fmt.Errorf("%d bindings left (%w)", len(bindings), err)
 		}
 		return nil
 	})

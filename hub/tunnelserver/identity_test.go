@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The Flotilla Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package tunnelserver
 
 import (
@@ -135,7 +151,7 @@ func TestTheOldCertificateOfADeletedAndRejoinedMemberIsRefused(t *testing.T) {
 	testenv.Eventually(t, 10*time.Second, func() error {
 		err := env.Client.Get(ctx, types.NamespacedName{Name: "theta"}, &clusterv1beta1.MemberCluster{})
 		if !apierrors.IsNotFound(err) {
-			return fmt.Errorf("MemberCluster gamma still exists (%v)", err)
+			return fmt.Errorf("MemberCluster gamma still exists (%w)", err)
 		}
 		return nil
 	})
@@ -217,7 +233,7 @@ func TestRenewalReplacesTheCertificateOnceTheAgentUsesTheNewOne(t *testing.T) {
 	addr := startServerWith(t, Options{MemberCertificateLifetime: time.Minute})
 	cert, pool := joinMember(t, addr, "epsilon")
 	leaf, _ := x509.ParseCertificate(cert.Certificate[0])
-	if life := leaf.NotAfter.Sub(time.Now()); life > time.Minute || life < 50*time.Second {
+	if life := time.Until(leaf.NotAfter); life > time.Minute || life < 50*time.Second {
 		t.Fatalf("the member certificate is valid for %s more, want about the configured minute", life)
 	}
 	old := connected(t, addr, "epsilon", cert, pool)

@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The Flotilla Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package tunnelserver
 
 import (
@@ -479,7 +495,7 @@ func (s *Server) writeWorkStatus(ctx context.Context, ns string, rep tunnel.Stat
 	outcome := "written"
 	// The first attempt reads the manager's cache (an unchanged or stale
 	// report then costs no request); a conflict reads the API server.
-	var reader client.Reader = s.reader
+	reader := s.reader
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		defer func() { reader = s.direct }()
 		w := &placementv1beta1.Work{}

@@ -411,7 +411,7 @@ func refKey(r tunnel.UpsyncRef) string {
 func (h *Handler) resource(gvk schema.GroupVersionKind, namespace string) (dynamic.ResourceInterface, error) {
 	mapping, err := h.Mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
 	if err != nil {
-		return nil, fmt.Errorf("the hub does not serve %s: %v", gvk.Kind, err)
+		return nil, fmt.Errorf("the hub does not serve %s: %w", gvk.Kind, err)
 	}
 	if mapping.Scope.Name() != meta.RESTScopeNameNamespace {
 		return nil, fmt.Errorf("%s is cluster-scoped; only namespaced kinds are upsynced", gvk.Kind)

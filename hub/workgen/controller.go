@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The Flotilla Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 // Package workgen turns each Bound binding into the Work its member cluster's agent
 // applies — one Work per placement and cluster, in flotilla-member-<cluster> — and
 // reports the Work's progress (synchronised, applied, available, per-manifest
@@ -218,7 +234,7 @@ func (r *Reconciler) syncWork(ctx context.Context, b placementv1beta1.BindingObj
 		}
 		if !work.CreationTimestamp.IsZero() {
 			if owner, ok := pipeline.OwnerKey(work); ok && owner != key {
-				return fmt.Errorf("Work %s/%s belongs to %s %s", ns, work.Name, owner.Kind(), owner)
+				return fmt.Errorf("the Work %s/%s belongs to %s %s", ns, work.Name, owner.Kind(), owner)
 			}
 		}
 		for k, v := range key.Labels() {

@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The Flotilla Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package tunnel
 
 import (
@@ -142,7 +158,7 @@ func decodeAs[T Message](payload []byte) (Message, error) {
 	var m T
 	if len(payload) > 0 {
 		if err := json.Unmarshal(payload, &m); err != nil {
-			return nil, fmt.Errorf("%w: %s: %v", ErrMalformedPayload, m.FrameType(), err)
+			return nil, fmt.Errorf("%w: %s: %w", ErrMalformedPayload, m.FrameType(), err)
 		}
 	}
 	if v, ok := any(m).(validator); ok {
@@ -292,7 +308,7 @@ func (fr *FrameReader) ReadPayload(h Header) ([]byte, error) {
 		buf := bytes.NewBuffer(make([]byte, 0, payloadChunk))
 		var n int64
 		n, err = io.CopyN(buf, fr.r, int64(h.Length))
-		if err == io.EOF && n < int64(h.Length) {
+		if errors.Is(err, io.EOF) && n < int64(h.Length) {
 			err = io.ErrUnexpectedEOF
 		}
 		payload = buf.Bytes()

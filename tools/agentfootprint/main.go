@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The Flotilla Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 // Command agentfootprint measures what an idle agent costs on a member cluster:
 // its resident memory (split into anonymous memory — heap and stacks — and
 // file-backed pages of the binary) and the CPU it uses over a window of
@@ -113,7 +129,7 @@ func run(ctx context.Context, o options) error {
 	}
 	st, err := f.State()
 	if err != nil || len(st.Members) == 0 {
-		return fmt.Errorf("no fleet with members in %s: %v", dir, err)
+		return fmt.Errorf("no fleet with members in %s: %w", dir, err)
 	}
 	member := st.Members[0].Name
 	kubeconfig := f.MemberKubeconfig(member)
@@ -250,7 +266,7 @@ func addLoad(ctx context.Context, kubeconfig string, nodes, pods int) error {
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("only %d of %d pods run after 10m (%v)", running, pods, err)
+			return fmt.Errorf("only %d of %d pods run after 10m (%w)", running, pods, err)
 		}
 		select {
 		case <-ctx.Done():
@@ -306,10 +322,10 @@ func measure(ctx context.Context, f *fleet.Fleet, binary, kubeconfig, member str
 	defer func() {
 		_ = cmd.Process.Signal(syscall.SIGTERM)
 		select {
-		case <-exited:
+		case <-exited: //nolint:errcheck // waiting for the agent to exit; it was told to stop
 		case <-time.After(15 * time.Second):
 			_ = cmd.Process.Kill()
-			<-exited
+			<-exited //nolint:errcheck // waiting for the killed agent to be reaped
 		}
 	}()
 	pid := cmd.Process.Pid
@@ -318,7 +334,7 @@ func measure(ctx context.Context, f *fleet.Fleet, binary, kubeconfig, member str
 		case <-ctx.Done():
 			return ctx.Err()
 		case err := <-exited:
-			return fmt.Errorf("the agent exited (%v); see %s", err, logPath)
+			return fmt.Errorf("the agent exited (%w); see %s", err, logPath)
 		case <-time.After(d):
 			return nil
 		}

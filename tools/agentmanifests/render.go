@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The Flotilla Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 // Package agentmanifests builds manifests/agent's kustomizations with kustomize,
 // for `make manifests`, which writes the output to manifests/agent/rendered/ for
 // `agent join --install` to apply. Building them at build time keeps kustomize
@@ -67,7 +83,7 @@ func Build(src fs.FS, profile string) ([]byte, error) {
 		}
 		containers, err := r.Pipe(yaml.Lookup("spec", "template", "spec", "containers"))
 		if err != nil || containers == nil {
-			return nil, fmt.Errorf("manifests/%s: Deployment %s has no containers (%v)", dir, r.GetName(), err)
+			return nil, fmt.Errorf("manifests/%s: Deployment %s has no containers (%w)", dir, r.GetName(), err)
 		}
 		elems, err := containers.Elements()
 		if err != nil {
