@@ -120,7 +120,7 @@ func TestHubMemoryLimitReachesTheHubAsItsContainerLimit(t *testing.T) {
 		},
 		{
 			name: "without a memory limit the hub is told none (not the node's memory)",
-			r:    Release{SetJSON: []string{`resources={"requests":{"cpu":"100m"}}`}},
+			r:    Release{SetJSON: []string{`resources.limits=null`}},
 		},
 		{
 			name:      "a ratio becomes --memory-limit-ratio, and 0 is passed too",
@@ -310,7 +310,7 @@ func TestFullValuesReachThePods(t *testing.T) {
 		{"priority class", pod.PriorityClassName, "system-cluster-critical"},
 		{"node selector", pod.NodeSelector, map[string]string{"kubernetes.io/os": "linux"}},
 		{"toleration", pod.Tolerations[0].Key, "node-role.kubernetes.io/control-plane"},
-		{"pod anti-affinity replaced", pod.Affinity.PodAntiAffinity == nil && pod.Affinity.NodeAffinity != nil, true},
+		{"node affinity added to the default anti-affinity", pod.Affinity.PodAntiAffinity != nil && pod.Affinity.NodeAffinity != nil, true},
 		{"run as user", *pod.SecurityContext.RunAsUser, int64(65532)},
 		{"pull secret", pod.ImagePullSecrets[0].Name, "regcred"},
 		{"pod label", d.Spec.Template.Labels["example.com/tier"], "control"},

