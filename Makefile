@@ -1,7 +1,7 @@
 # Flotilla developer entry points. `make help` lists them.
 #
 # Everything a fresh machine lacks (the Kubernetes control-plane binaries, etcd, kwok,
-# controller-gen) is built from source by `make tools` into a cache outside the
+# controller-gen, helm) is built from source by `make tools` into a cache outside the
 # repository, keyed by version, and reused afterwards.
 
 SHELL := /usr/bin/env bash -o pipefail
@@ -17,6 +17,7 @@ ETCD_VERSION    := $(call modversion,tools/k8s/go.mod,go.etcd.io/etcd/server/v3)
 KWOK_VERSION    := $(call modversion,tools/k8s/kwok/go.mod,sigs.k8s.io/kwok)
 CTRLGEN_VERSION := $(call modversion,tools/k8s/controller-gen/go.mod,sigs.k8s.io/controller-tools)
 LINT_VERSION    := $(call modversion,tools/lint/go.mod,github.com/golangci/golangci-lint/v2)
+HELM_VERSION    := $(call modversion,tools/k8s/helm/go.mod,helm.sh/helm/v4)
 
 TOOLS_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/flotilla/bin
 KUBE_DIR    := $(TOOLS_CACHE)/kube-$(KUBE_VERSION)-etcd-$(ETCD_VERSION)
@@ -25,11 +26,14 @@ CTRLGEN_DIR := $(TOOLS_CACHE)/controller-gen-$(CTRLGEN_VERSION)
 CONTROLLER_GEN := $(CTRLGEN_DIR)/controller-gen
 LINT_DIR    := $(TOOLS_CACHE)/golangci-lint-$(LINT_VERSION)
 GOLANGCI_LINT := $(LINT_DIR)/golangci-lint
+HELM_DIR    := $(TOOLS_CACHE)/helm-$(HELM_VERSION)
+HELM        := $(HELM_DIR)/helm
 
 # What tests and the local fleet read to find the tools.
 export KUBEBUILDER_ASSETS := $(KUBE_DIR)
 export FLOTILLA_KUBE_BIN  := $(KUBE_DIR)
 export FLOTILLA_KWOK_BIN  := $(KWOK_DIR)
+export FLOTILLA_HELM      := $(HELM)
 
 BIN_DIR := bin
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo v0.0.0-dev)
@@ -45,7 +49,7 @@ help: ## List the targets.
 ##@ Tools
 
 .PHONY: tools
-tools: $(KUBE_DIR)/kube-apiserver $(KUBE_DIR)/etcd $(KUBE_DIR)/kubectl $(KWOK_DIR)/kwokctl $(CONTROLLER_GEN) $(GOLANGCI_LINT) ## Build the pinned Kubernetes binaries, etcd, kwok, controller-gen and golangci-lint into the cache (once).
+tools: $(KUBE_DIR)/kube-apiserver $(KUBE_DIR)/etcd $(KUBE_DIR)/kubectl $(KWOK_DIR)/kwokctl $(CONTROLLER_GEN) $(GOLANGCI_LINT) $(HELM) ## Build the pinned Kubernetes binaries, etcd, kwok, controller-gen, golangci-lint and helm into the cache (once).
 
 $(KUBE_DIR)/kube-apiserver $(KUBE_DIR)/etcd:
 	tools/k8s/build.sh $(KUBE_DIR)
@@ -66,6 +70,11 @@ $(CONTROLLER_GEN):
 $(GOLANGCI_LINT):
 	@echo "building golangci-lint $(LINT_VERSION) into $(LINT_DIR)"
 	cd tools/lint && $(GO) build -trimpath -o $(GOLANGCI_LINT) github.com/golangci/golangci-lint/v2/cmd/golangci-lint
+# Helm lints and renders the charts in charts/ (make verify) and installs the hub on
+# kind (make e2e-kind-smoke).
+$(HELM):
+	@echo "building helm $(HELM_VERSION) into $(HELM_DIR)"
+	cd tools/k8s/helm && CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w -X helm.sh/helm/v4/internal/version.version=$(HELM_VERSION)" -o $(HELM) helm.sh/helm/v4/cmd/helm
 
 ##@ Generate
 
@@ -74,10 +83,12 @@ generate: $(CONTROLLER_GEN) ## Generate deepcopy functions for the API types.
 	$(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths=./apis/...
 
 .PHONY: manifests
-manifests: $(CONTROLLER_GEN) ## Generate CRDs into manifests/crds, and manifests/agent/rendered (what `agent join --install` applies).
+manifests: $(CONTROLLER_GEN) ## Generate CRDs into manifests/crds (and their copy in charts/flotilla-hub/crds), manifests/agent/rendered (what `agent join --install` applies) and the charts' values tables in docs/operations/helm.md.
 	$(CONTROLLER_GEN) crd:allowDangerousTypes=false paths=./apis/... output:crd:artifacts:config=manifests/crds
 	hack/update-crd-kustomization.sh
+	hack/update-chart-crds.sh
 	$(GO) run ./tools/agentmanifests/gen
+	$(GO) run ./tools/charts/valuesdoc
 
 .PHONY: docs
 docs: ## Regenerate the reference pages in docs/reference (flags, API, metrics) from the code.
@@ -90,13 +101,14 @@ build: ## Build the hub, the agent and the kubectl plugin (kubectl-flotilla) int
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN_DIR)/ ./hub ./agent ./hub/kubectl-flotilla
 
 .PHONY: verify
-verify: $(CONTROLLER_GEN) $(GOLANGCI_LINT) ## No tracked binaries or large files, licence headers, gofmt, go vet, golangci-lint, generated files and docs up to date, doc links resolve.
+verify: $(CONTROLLER_GEN) $(GOLANGCI_LINT) $(HELM) ## No tracked binaries or large files, licence headers, gofmt, go vet, golangci-lint, generated files and docs up to date, doc links resolve, the charts lint, render and agree with manifests/.
 	hack/verify-repo.sh
 	hack/verify-headers.sh
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed on:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(MAKE) --no-print-directory lint
 	hack/verify-generated.sh "$(MAKE)"
+	HELM=$(HELM) GO=$(GO) hack/verify-charts.sh
 	GO=$(GO) hack/verify-docs.sh
 
 .PHONY: lint
@@ -167,7 +179,7 @@ IMAGE_TAG ?= dev
 IMAGES_DIR := bin/images
 
 .PHONY: images
-images: ## Build the hub and agent images as OCI archives in bin/images (no container engine) and set their tag in the manifests.
+images: ## Build the hub and agent images as OCI archives in bin/images (no container engine) and set their tag in the manifests and charts.
 	CGO_ENABLED=0 GOOS=linux GOARCH=amd64 $(GO) build -trimpath -ldflags "-s -w $(LDFLAGS)" -o $(BIN_DIR)/linux-amd64/ ./hub ./agent
 	$(GO) run ./tools/images --bin $(BIN_DIR)/linux-amd64 --out $(IMAGES_DIR) --tag $(IMAGE_TAG) \
 		--version $(VERSION) --revision "$$(git rev-parse HEAD 2>/dev/null)" --created "$$(git log -1 --format=%ct 2>/dev/null)" --set-manifests
@@ -185,6 +197,6 @@ e2e-kind: tools build node-image ## The end-to-end suites on a kind fleet (podma
 	FLOTILLA_E2E_PROVIDER=kind $(GO) test $(GO_TEST_FLAGS) -count=1 -timeout $(E2E_TIMEOUT) -v ./e2e/
 
 .PHONY: e2e-kind-smoke
-e2e-kind-smoke: tools node-image ## The kind smoke suite CI runs: hub + 1 member installed from the manifests, joined with --install.
+e2e-kind-smoke: tools node-image ## The kind smoke suite CI runs: the hub installed with its chart (charts/flotilla-hub) + 1 member joined with --install.
 	$(GO) vet -tags kind ./e2e/kindsmoke/
 	$(GO) test -tags kind -count=1 -timeout $(E2E_TIMEOUT) -v ./e2e/kindsmoke/

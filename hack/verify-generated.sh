@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Fails when the committed generated files (deepcopy, CRDs, manifests/agent/rendered) differ from what
-# `make generate manifests` produces. It regenerates in place, so after a failure the
-# tree holds the fresh files, ready to commit.
+# Fails when the committed generated files (deepcopy, CRDs and their copy in
+# charts/flotilla-hub/crds, manifests/agent/rendered, the charts' values tables in
+# docs/operations/helm.md) differ from what `make generate manifests` produces. It
+# regenerates in place, so after a failure the tree holds the fresh files, ready to
+# commit.
 set -euo pipefail
 make=${1:-make}
 cd "$(dirname "$0")/.."
 snapshot() {
-  { find apis -name 'zz_generated*.go'; find manifests/crds manifests/agent/rendered -type f; } | sort | xargs -r sha256sum
+  { find apis -name 'zz_generated*.go'; find manifests/crds manifests/agent/rendered charts/flotilla-hub/crds -type f; echo docs/operations/helm.md; } | sort | xargs -r sha256sum
 }
 before=$(snapshot)
 $make --no-print-directory generate manifests >/dev/null

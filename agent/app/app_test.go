@@ -116,6 +116,8 @@ func TestCommandsRefuseBadInputWithOneLineThatNamesTheFix(t *testing.T) {
 		{"join with an unknown flag", []string{"join", "--hubb", "x"}, "unknown flag: --hubb (see 'agent join --help')"},
 		{"join with a malformed token", []string{"join", "--hub", "https://h:1", "--token", "x"}, "--token is malformed"},
 		{"join with bad labels", []string{"join", "--hub", "https://h:1", "--token", sessiontest.Token, "--labels", "novalue"}, `--labels: label "novalue" is not key=value: use k=v,k2=v2`},
+		{"join with --install and --print-helm", []string{"join", "--install", "--print-helm"}, "--install and --print-helm: choose one"},
+		{"join with --print-helm and an unknown RBAC profile", []string{"join", "--print-helm", "--rbac-profile", "admin"}, `unknown RBAC profile "admin": use full or least-privilege`},
 		{"join with a bad timeout", []string{"join", "--timeout", "soon"}, `invalid argument "soon" for "--timeout"`},
 		{"run with a bad metrics address", []string{"run", "--metrics-bind-address", "nope"}, `--metrics-bind-address "nope" is not HOST:PORT, :PORT or 0 (disabled)`},
 		{"run with arguments", []string{"run", "extra"}, `unknown command "extra" for "agent run"`},

@@ -29,17 +29,31 @@ import (
 
 // installFlags are `agent join`'s flags for running the agent in the member.
 type installFlags struct {
-	enabled bool
-	image   string
-	profile string
-	timeout time.Duration
+	enabled   bool
+	printHelm bool
+	image     string
+	profile   string
+	timeout   time.Duration
 }
 
 func (f *installFlags) bind(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.enabled, "install", false, "After joining, run the agent in the member cluster: apply manifests/agent (built into this binary) and wait until the agent pod runs.")
-	fs.StringVar(&f.image, "image", "", "Agent image for --install (default: the image manifests/agent names).")
-	fs.StringVar(&f.profile, "rbac-profile", install.ProfileFull, `RBAC profile --install applies: "full" (manifests/agent) or "least-privilege" (manifests/agent/least-privilege).`)
+	fs.BoolVar(&f.printHelm, "print-helm", false, "After joining, print the helm command that installs the agent as --install would (chart charts/flotilla-agent), instead of installing it.")
+	fs.StringVar(&f.image, "image", "", "Agent image for --install or --print-helm (default: the image manifests/agent names).")
+	fs.StringVar(&f.profile, "rbac-profile", install.ProfileFull, `RBAC profile --install applies (or --print-helm names): "full" (manifests/agent) or "least-privilege" (manifests/agent/least-privilege).`)
 	fs.DurationVar(&f.timeout, "install-timeout", install.DefaultTimeout, "How long --install waits for the agent pod to run.")
+}
+
+// helmCommand is the command --print-helm prints, checked before joining; "" without
+// --print-helm.
+func (f installFlags) helmCommand(kubeconfig string) (string, error) {
+	if !f.printHelm {
+		return "", nil
+	}
+	if f.enabled {
+		return "", fmt.Errorf("--install and --print-helm: choose one (--install installs the agent, --print-helm prints the helm command that would)")
+	}
+	return install.HelmCommand(f.image, f.profile, kubeconfig)
 }
 
 // runInstall installs the agent after a join.

@@ -38,7 +38,8 @@ leaves it), asks the hub for a certificate with a bootstrap token from
 ` + "`hub token create`" + `, checking the hub's CA against
 --discovery-token-ca-cert-hash, and stores the identity in Secret
 flotilla-system/flotilla-agent-identity on the member cluster. Then run
-` + "`agent run`" + `.
+` + "`agent run`" + `, or install the agent in the member: --install applies
+manifests/agent, --print-helm prints the helm command that installs its chart.
 
 With --hub-as-member, the cluster is the hub itself (pass the hub cluster's
 kubeconfig), so that placements can place placements (compound placements). Join
@@ -51,6 +52,10 @@ takes over an object no Work applied.`,
     --kubeconfig member-1.kubeconfig`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			helm, err := inst.helmCommand(kubeconfig)
+			if err != nil {
+				return err
+			}
 			opts := join.Options{Hub: hub, Token: token, CACertHash: caHash, Name: name, Timeout: timeout, HubAsMember: hubAsMember}
 			parsed, err := join.ParseLabels(labels)
 			if err != nil {
@@ -74,6 +79,11 @@ takes over an object no Work applied.`,
 			next := "agent run"
 			if kubeconfig != "" {
 				next += " --kubeconfig " + kubeconfig
+			}
+			if helm != "" {
+				fmt.Fprintf(cmd.OutOrStdout(), "Joined the cluster at %s to the hub at %s as member %q; its identity is in Secret %s/%s. Install the agent with its chart (from a Flotilla checkout):\n%s\n",
+					cfg.Host, id.Hub, id.Name, join.Namespace, join.SecretName, helm)
+				return nil
 			}
 			if inst.enabled {
 				fmt.Fprintf(cmd.OutOrStdout(), "Joined the cluster at %s to the hub at %s as member %q; its identity is in Secret %s/%s.\n",

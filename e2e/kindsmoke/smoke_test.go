@@ -18,9 +18,10 @@ limitations under the License.
 
 // Package kindsmoke is the kind smoke suite CI runs (make e2e-kind-smoke): a hub
 // and one member as kind clusters in podman, from the node image built here. The
-// hub is installed from manifests/hub with the image just built, the member joins
-// with `agent join --install`, a placement's pods really run, and an agent pod
-// that is deleted comes back and reconnects.
+// hub is installed with its Helm chart (charts/flotilla-hub, the pinned helm) and
+// the image just built, the member joins with `agent join --install`, a
+// placement's pods really run, and an agent pod that is deleted comes back and
+// reconnects.
 package kindsmoke
 
 import (
@@ -62,7 +63,7 @@ func run(m *testing.M) int {
 		return 1
 	}
 	provider, err = framework.NewKwokProvider(fleet.Options{
-		Dir: dir, Members: 1, Out: os.Stderr, Provider: fleet.ProviderKind,
+		Dir: dir, Members: 1, Out: os.Stderr, Provider: fleet.ProviderKind, HubFromChart: true,
 		MemberLabels: map[string]map[string]string{member: {"env": "smoke"}},
 	})
 	if err != nil {
@@ -133,7 +134,7 @@ func imageTag(t *testing.T) string {
 	return st.ImageTag
 }
 
-func TestHubRunsFromTheManifestsAsTwoPodsOfTheBuiltImage(t *testing.T) {
+func TestHubRunsFromTheChartAsTwoPodsOfTheBuiltImage(t *testing.T) {
 	ctx := context.Background()
 	hub := clientFor(t, provider.HubKubeconfig())
 	pods := &corev1.PodList{}
@@ -145,6 +146,9 @@ func TestHubRunsFromTheManifestsAsTwoPodsOfTheBuiltImage(t *testing.T) {
 	}
 	if deploy.Status.ReadyReplicas != 2 {
 		t.Errorf("hub Deployment: %d ready replicas, want 2", deploy.Status.ReadyReplicas)
+	}
+	if got := deploy.Labels["app.kubernetes.io/managed-by"]; got != "Helm" || deploy.Labels["app.kubernetes.io/instance"] != fleet.HubChartRelease {
+		t.Errorf("hub Deployment labels %v: not installed by Helm as release %s", deploy.Labels, fleet.HubChartRelease)
 	}
 }
 

@@ -50,7 +50,7 @@ func run() error {
 	flag.StringVar(&opts.Version, "version", "v0.0.0-dev", "Version recorded in the images' org.opencontainers.image.version label.")
 	flag.StringVar(&opts.Revision, "revision", "", "Source revision recorded in the org.opencontainers.image.revision label.")
 	flag.StringVar(&created, "created", "", "Creation time of the images, Unix seconds (default: a fixed time, for reproducible builds).")
-	flag.BoolVar(&setManifests, "set-manifests", false, "Also set the tag in manifests/hub and manifests/agent (kustomize images).")
+	flag.BoolVar(&setManifests, "set-manifests", false, "Also set the tag in manifests/hub and manifests/agent (kustomize images) and as the appVersion of charts/flotilla-hub and charts/flotilla-agent.")
 	flag.Parse()
 	if created != "" {
 		sec, err := strconv.ParseInt(created, 10, 64)
@@ -81,6 +81,17 @@ func run() error {
 		}
 		if changed {
 			fmt.Printf("set %s:%s in %s\n", k.image, opts.Tag, file)
+		}
+	}
+	// The charts deploy their appVersion as the image tag, as the manifests do.
+	for _, chart := range []string{"flotilla-hub", "flotilla-agent"} {
+		file := filepath.Join(root, "charts", chart, "Chart.yaml")
+		changed, err := build.SetChartAppVersion(file, opts.Tag)
+		if err != nil {
+			return err
+		}
+		if changed {
+			fmt.Printf("set appVersion %s in %s\n", opts.Tag, file)
 		}
 	}
 	return nil

@@ -66,7 +66,7 @@ func newCommand() *cobra.Command {
 
 	var members, hubReplicas int
 	var labels, hubArgs []string
-	var hubAsMember bool
+	var hubAsMember, hubChart bool
 	up := &cobra.Command{
 		Use:   "up",
 		Short: "Create the hub and member clusters, install and start the hub",
@@ -76,7 +76,7 @@ func newCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			f, err := fleet.New(fleet.Options{Dir: dir, Members: members, MemberLabels: memberLabels, HubReplicas: hubReplicas, HubArgs: hubArgs, Provider: provider, HubAsMember: hubAsMember})
+			f, err := fleet.New(fleet.Options{Dir: dir, Members: members, MemberLabels: memberLabels, HubReplicas: hubReplicas, HubArgs: hubArgs, Provider: provider, HubAsMember: hubAsMember, HubFromChart: hubChart})
 			if err != nil {
 				return err
 			}
@@ -88,6 +88,7 @@ func newCommand() *cobra.Command {
 	up.Flags().IntVar(&hubReplicas, "hub-replicas", 1, "Number of hub processes; with more than one, agents reach them through a TCP balancer")
 	up.Flags().StringArrayVar(&hubArgs, "hub-arg", nil, "An extra flag for every hub process, as --hub-arg=--member-certificate-lifetime=1m (repeatable)")
 	up.Flags().BoolVar(&hubAsMember, "hub-as-member", false, "Also join the hub cluster itself as member \"hub\" (agent join --hub-as-member), for compound placements; kwok only")
+	up.Flags().BoolVar(&hubChart, "hub-chart", false, "Install the hub with its Helm chart (charts/flotilla-hub) instead of manifests/hub; kind only")
 	up.Flags().StringVar(&provider, "provider", fleet.ProviderKwok, "Clusters to run: kwok (fake nodes, local hub and agents) or kind (podman nodes from the node image; hub and agents as pods)")
 
 	down := &cobra.Command{

@@ -148,3 +148,30 @@ func requiredVersion(gomod, module string) (string, error) {
 	}
 	return "", fmt.Errorf("%s does not require %s", gomod, module)
 }
+
+// HelmVersion is the Helm version tools/k8s/helm/go.mod pins.
+func HelmVersion(repoRoot string) (string, error) {
+	return requiredVersion(filepath.Join(repoRoot, "tools/k8s/helm/go.mod"), "helm.sh/helm/v4")
+}
+
+// Helm returns the pinned helm binary: $FLOTILLA_HELM when set (the Makefile sets
+// it), else helm-<version>/helm in the cache. It says to run `make tools` when the
+// binary is not there.
+func Helm(repoRoot string) (string, error) {
+	bin := os.Getenv("FLOTILLA_HELM")
+	if bin == "" {
+		cache, err := cacheDir()
+		if err != nil {
+			return "", err
+		}
+		version, err := HelmVersion(repoRoot)
+		if err != nil {
+			return "", err
+		}
+		bin = filepath.Join(cache, "helm-"+version, "helm")
+	}
+	if _, err := os.Stat(bin); err != nil {
+		return "", fmt.Errorf("%s is missing: run `make tools` (or make verify) first; it builds the pinned helm once", bin)
+	}
+	return bin, nil
+}

@@ -79,3 +79,31 @@ func TestFindSaysToRunMakeToolsWhenBinariesAreMissing(t *testing.T) {
 		t.Fatalf("Find = %v, want an error that says to run make tools", err)
 	}
 }
+
+func TestHelmIsThePinnedVersionInTheCacheAndSaysToBuildItWhenMissing(t *testing.T) {
+	root, err := RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", cache)
+	t.Setenv("FLOTILLA_HELM", "")
+	version, err := HelmVersion(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := filepath.Join(cache, "flotilla", "bin", "helm-"+version, "helm")
+	if _, err := Helm(root); err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "make tools") {
+		t.Errorf("Helm with no binary: error %v, want one naming %s and `make tools`", err, want)
+	}
+	if err := os.MkdirAll(filepath.Dir(want), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(want, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Helm(root)
+	if err != nil || got != want {
+		t.Errorf("Helm = (%q, %v), want %q", got, err, want)
+	}
+}

@@ -24,6 +24,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"time"
 
 	"sigs.k8s.io/yaml"
@@ -160,6 +161,34 @@ func SetKustomizeTag(file, image, tag string) (bool, error) {
 	if bytes.Equal(updated, data) {
 		return false, fmt.Errorf("%s: the images entry of %s is not in the form `- name: %s` followed by indented fields with newTag", file, image, image)
 	}
+	if err := os.WriteFile(file, updated, 0o644); err != nil {
+		return false, fmt.Errorf("failed to write %s: %w", file, err)
+	}
+	return true, nil
+}
+
+// SetChartAppVersion sets appVersion in a Chart.yaml (the image tag the chart
+// deploys by default), keeping the rest of the file as it is. It reports
+// whether the file changed.
+func SetChartAppVersion(file, version string) (bool, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return false, fmt.Errorf("failed to read %s: %w", file, err)
+	}
+	var chart struct {
+		AppVersion string `json:"appVersion"`
+	}
+	if err := yaml.Unmarshal(data, &chart); err != nil {
+		return false, fmt.Errorf("failed to parse %s: %w", file, err)
+	}
+	if chart.AppVersion == version {
+		return false, nil
+	}
+	line := regexp.MustCompile(`(?m)^appVersion: .*$`)
+	if !line.Match(data) {
+		return false, fmt.Errorf("%s has no line `appVersion: ...`", file)
+	}
+	updated := line.ReplaceAll(data, []byte("appVersion: "+strconv.Quote(version)))
 	if err := os.WriteFile(file, updated, 0o644); err != nil {
 		return false, fmt.Errorf("failed to write %s: %w", file, err)
 	}

@@ -113,3 +113,37 @@ images:
 		})
 	}
 }
+
+func TestSetChartAppVersion(t *testing.T) {
+	const base = "apiVersion: v2\nname: flotilla-hub\n# The tag the chart deploys.\nappVersion: \"dev\"\nversion: 0.1.0\n"
+	for _, tc := range []struct {
+		name, version string
+		wantChanged   bool
+		want          string
+	}{
+		{name: "a new version replaces appVersion only", version: "kind-abc", wantChanged: true, want: strings.Replace(base, `"dev"`, `"kind-abc"`, 1)},
+		{name: "the same version changes nothing", version: "dev", want: base},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "Chart.yaml")
+			if err := os.WriteFile(file, []byte(base), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			changed, err := SetChartAppVersion(file, tc.version)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _ := os.ReadFile(file)
+			if changed != tc.wantChanged || string(got) != tc.want {
+				t.Errorf("changed %v, file:\n%s\nwant %v:\n%s", changed, got, tc.wantChanged, tc.want)
+			}
+		})
+	}
+	file := filepath.Join(t.TempDir(), "Chart.yaml")
+	if err := os.WriteFile(file, []byte("apiVersion: v2\nname: x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := SetChartAppVersion(file, "v1"); err == nil || !strings.Contains(err.Error(), "no line `appVersion: ...`") {
+		t.Errorf("a chart without appVersion: err %v", err)
+	}
+}

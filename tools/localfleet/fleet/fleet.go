@@ -69,6 +69,10 @@ type Options struct {
 	// of Up (`agent join --hub-as-member`), for compound placements. Kwok only.
 	// Default: false.
 	HubAsMember bool
+	// HubFromChart installs the hub of a kind fleet with charts/flotilla-hub and
+	// the pinned helm (`make tools` builds it) instead of from manifests/hub.
+	// Kind only. Default: false.
+	HubFromChart bool
 	// Provider makes the clusters: ProviderKwok or ProviderKind. Default:
 	// ProviderKwok. Down, agent stop|start and demo on an existing fleet use the
 	// provider it was made with.
@@ -131,6 +135,9 @@ func New(opts Options) (*Fleet, error) {
 	}
 	if opts.HubAsMember && opts.Provider != ProviderKwok {
 		return nil, fmt.Errorf("--hub-as-member needs --provider %s: on %s the agents run as pods, and the hub cluster's agent is not installed there", ProviderKwok, opts.Provider)
+	}
+	if opts.HubFromChart && opts.Provider != ProviderKind {
+		return nil, fmt.Errorf("--hub-chart needs --provider %s: on %s the hub runs as a process, not from a chart", ProviderKind, opts.Provider)
 	}
 	for name := range opts.MemberLabels {
 		if !validMember(name, opts.Members) {

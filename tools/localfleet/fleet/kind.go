@@ -70,8 +70,8 @@ func (f *Fleet) kindKubeconfig(clusterName string) string {
 }
 
 // upKind creates a fleet on kind: one single-node cluster for the hub and one per
-// member, the hub installed from manifests/hub as a Deployment of the image just
-// built, and each member joined with `agent join --install`.
+// member, the hub installed from manifests/hub (or its chart) as a Deployment of
+// the image just built, and each member joined with `agent join --install`.
 func (f *Fleet) upKind(ctx context.Context) (err error) {
 	if st, err := f.loadState(); err == nil && len(st.Clusters) > 0 {
 		return fmt.Errorf("a fleet already exists in %s: run `localfleet down` first", f.opts.Dir)
@@ -131,7 +131,11 @@ func (f *Fleet) upKind(ctx context.Context) (err error) {
 	if err := done(err); err != nil {
 		return err
 	}
-	done = f.stepf("installing the hub from manifests/hub (2 replicas of %s:%s, tunnel on NodePort %d)", build.HubImage, st.ImageTag, hubNodePort)
+	from := "manifests/hub"
+	if f.opts.HubFromChart {
+		from = "charts/flotilla-hub with helm"
+	}
+	done = f.stepf("installing the hub from %s (2 replicas of %s:%s, tunnel on NodePort %d)", from, build.HubImage, st.ImageTag, hubNodePort)
 	if err := done(f.installKindHub(ctx, provider, st, hubCluster)); err != nil {
 		return err
 	}

@@ -18,6 +18,7 @@ package fleet
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -30,6 +31,7 @@ import (
 
 	"github.com/flotilla-io/flotilla/tools/images/build"
 	"github.com/flotilla-io/flotilla/tools/nodeimage/node"
+	"github.com/flotilla-io/flotilla/tools/toolchain"
 )
 
 // kindOverlay writes a kustomization in the fleet's folder that builds on a
@@ -47,9 +49,10 @@ func (f *Fleet) kindOverlay(name, base, body string) (string, error) {
 	return dir, os.WriteFile(filepath.Join(dir, "kustomization.yaml"), []byte(data), 0o644)
 }
 
-// installKindHub applies manifests/hub with the fleet's image tag, its tunnel on a
+// installKindHub installs the hub with the fleet's image tag, its tunnel on a
 // NodePort that it advertises at the hub node's address, and waits for both
-// replicas to run.
+// replicas to run: from manifests/hub, or with charts/flotilla-hub when
+// Options.HubFromChart.
 func (f *Fleet) installKindHub(ctx context.Context, provider *cluster.Provider, st *State, hubCluster string) error {
 	nodes, err := provider.ListInternalNodes(hubCluster)
 	if err != nil || len(nodes) == 0 {
@@ -63,6 +66,31 @@ func (f *Fleet) installKindHub(ctx context.Context, provider *cluster.Provider, 
 	if err := f.saveState(st); err != nil {
 		return err
 	}
+	hub := f.HubKubeconfig()
+	if f.opts.HubFromChart {
+		err = f.installKindHubChart(ctx, st)
+	} else {
+		err = f.applyKindHubManifests(ctx, st)
+	}
+	if err != nil {
+		return err
+	}
+	if _, err := kubectl(ctx, hub, "-n", hubNamespace, "rollout", "status", "deployment/flotilla-hub", "--timeout", "5m"); err != nil {
+		return fmt.Errorf("the hub Deployment did not roll out: %w\n%s", err, f.describePods(ctx, hub, "app.kubernetes.io/name=flotilla-hub"))
+	}
+	if err := f.writeServiceAccountKubeconfig(ctx); err != nil {
+		return err
+	}
+	// `hub token create` reads the join information the hub publishes on start.
+	return waitFor(ctx, 2*time.Minute, func() error {
+		_, err := kubectl(ctx, hub, "-n", hubNamespace, "get", "configmap", "flotilla-hub-info")
+		return err
+	})
+}
+
+// applyKindHubManifests applies manifests/hub through a kustomize overlay that
+// sets the image tag, the NodePort and the hub's flags.
+func (f *Fleet) applyKindHubManifests(ctx context.Context, st *State) error {
 	args := append([]string{"--tunnel-advertise-address=" + st.HubTunnelAddress}, f.opts.HubArgs...)
 	var patch strings.Builder
 	for _, a := range args {
@@ -82,21 +110,60 @@ patches:
 	if err != nil {
 		return err
 	}
-	hub := f.HubKubeconfig()
-	if _, err := kubectl(ctx, hub, "apply", "-k", dir); err != nil {
+	_, err = kubectl(ctx, f.HubKubeconfig(), "apply", "-k", dir)
+	return err
+}
+
+// HubChartRelease is the Helm release a kind fleet installs the hub as.
+const HubChartRelease = "flotilla-hub"
+
+// kindHubValues are the values a kind fleet installs charts/flotilla-hub with:
+// the image just built (loaded into the node, never pulled), the tunnel on
+// NodePort hubNodePort advertised at advertise, and the fleet's hub flags.
+func kindHubValues(tag, advertise string, hubArgs []string) map[string]any {
+	extra := []string{}
+	extra = append(extra, hubArgs...)
+	return map[string]any{
+		"image": map[string]any{"repository": build.HubImage, "tag": tag},
+		"tunnel": map[string]any{
+			"advertiseAddress": advertise,
+			"service":          map[string]any{"type": "NodePort", "nodePort": hubNodePort},
+		},
+		"extraArgs": extra,
+	}
+}
+
+// writeKindHubValues writes kindHubValues to a file (JSON, which is YAML) for
+// helm --values.
+func writeKindHubValues(file, tag, advertise string, hubArgs []string) error {
+	data, err := json.MarshalIndent(kindHubValues(tag, advertise, hubArgs), "", "  ")
+	if err != nil {
 		return err
 	}
-	if _, err := kubectl(ctx, hub, "-n", hubNamespace, "rollout", "status", "deployment/flotilla-hub", "--timeout", "5m"); err != nil {
-		return fmt.Errorf("the hub Deployment did not roll out: %w\n%s", err, f.describePods(ctx, hub, "app.kubernetes.io/name=flotilla-hub"))
-	}
-	if err := f.writeServiceAccountKubeconfig(ctx); err != nil {
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
 		return err
 	}
-	// `hub token create` reads the join information the hub publishes on start.
-	return waitFor(ctx, 2*time.Minute, func() error {
-		_, err := kubectl(ctx, hub, "-n", hubNamespace, "get", "configmap", "flotilla-hub-info")
+	return os.WriteFile(file, data, 0o644)
+}
+
+// installKindHubChart installs charts/flotilla-hub with the pinned helm, as
+// docs/operations/helm.md tells users to (the chart brings the CRDs).
+func (f *Fleet) installKindHubChart(ctx context.Context, st *State) error {
+	helm, err := toolchain.Helm(f.opts.RepoRoot)
+	if err != nil {
 		return err
-	})
+	}
+	values := filepath.Join(f.opts.Dir, "kind", "hub-values.yaml")
+	if err := writeKindHubValues(values, st.ImageTag, st.HubTunnelAddress, f.opts.HubArgs); err != nil {
+		return err
+	}
+	// Helm's caches and settings stay in the fleet's folder.
+	home := filepath.Join(f.opts.Dir, "helm")
+	env := []string{"HELM_CACHE_HOME=" + filepath.Join(home, "cache"), "HELM_CONFIG_HOME=" + filepath.Join(home, "config"), "HELM_DATA_HOME=" + filepath.Join(home, "data")}
+	out, err := run(ctx, env, helm, "upgrade", "--install", HubChartRelease, filepath.Join(f.opts.RepoRoot, "charts", "flotilla-hub"),
+		"--kubeconfig", f.HubKubeconfig(), "--namespace", hubNamespace, "--create-namespace", "--values", values)
+	_ = os.WriteFile(filepath.Join(f.LogDir(), "helm-install-hub.log"), []byte(out), 0o644)
+	return err
 }
 
 // describePods summarises the pods of a selector, for an error message.

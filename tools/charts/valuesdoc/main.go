@@ -1,0 +1,47 @@
+// Command valuesdoc writes the values table of each chart in charts/ into
+// docs/operations/helm.md, between the lines package charts' Markers names;
+// `make manifests` runs it from the repository's root.
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/flotilla-io/flotilla/tools/charts"
+)
+
+// Doc is the file the tables go in.
+const Doc = "docs/operations/helm.md"
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintf(os.Stderr, "valuesdoc: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	data, err := os.ReadFile(Doc)
+	if err != nil {
+		return err
+	}
+	doc := string(data)
+	for _, chart := range []string{charts.HubChart, charts.AgentChart} {
+		values, err := os.ReadFile(filepath.Join(chart, "values.yaml"))
+		if err != nil {
+			return err
+		}
+		table, err := charts.ValuesTable(values)
+		if err != nil {
+			return fmt.Errorf("%s/values.yaml: %w", chart, err)
+		}
+		if doc, err = charts.ReplaceTable(doc, filepath.Base(chart), table); err != nil {
+			return fmt.Errorf("%s: %w", Doc, err)
+		}
+	}
+	if doc == string(data) {
+		return nil
+	}
+	return os.WriteFile(Doc, []byte(doc), 0o644)
+}
