@@ -143,8 +143,9 @@ type DeleteStrategy struct {
 	// default) leaves them on the member and takes Flotilla's annotation, labels and
 	// field ownership off; Delete deletes them like the objects Flotilla created. A
 	// Namespace that holds objects no placement applied is never deleted, whatever
-	// this says: it is released.
-	// +kubebuilder:default=Release
+	// this says: it is released. Empty means Release; it has no CRD default so
+	// that an upgrade changes no stored placement's or Work's spec (and sends no
+	// Work again).
 	// +optional
 	TakenOver TakenOverPolicy `json:"takenOver,omitempty"`
 }
