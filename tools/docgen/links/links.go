@@ -33,16 +33,8 @@ import (
 
 // pending lists pages that other changes, written in parallel with the docs tree,
 // add. Links to them are accepted while they do not exist; once a page exists it is
-// checked like any other. The integrator empties this list after merging them.
-var Pending = []string{
-	"docs/concepts/deletion.md",
-	"docs/concepts/conflicts.md",
-	"docs/concepts/bounds-and-taints.md",
-	"docs/reference/conditions.md",
-	"docs/operations/helm.md",
-	"VERSIONING.md",
-	"CONTRIBUTING.md",
-}
+// checked like any other. Empty once they are merged.
+var Pending = []string{}
 
 var (
 	// inlineLink matches [text](target) and ![alt](target), with an optional title.
