@@ -131,6 +131,11 @@ func TestAppliedAndAvailableAreUnknownWhileTheAgentIsDisconnected(t *testing.T) 
 				return fmt.Errorf("placement statuses: %+v", got.Status.PlacementStatuses)
 			}
 			for _, typ := range []string{placementv1beta1.ConditionApplied, placementv1beta1.ConditionAvailable} {
+				reason := reason
+				if reason == "" {
+					// True: each condition's own reason (Applied, Available).
+					reason = map[string]string{placementv1beta1.ConditionApplied: placementv1beta1.ReasonApplied, placementv1beta1.ConditionAvailable: placementv1beta1.ReasonAvailable}[typ]
+				}
 				pc := conditions.Get(got.Status.PlacementStatuses[0].Conditions, typ)
 				if pc == nil || pc.Status != status || pc.Reason != reason {
 					return fmt.Errorf("per-cluster %s is %+v, want %s %s", typ, pc, status, reason)
@@ -146,7 +151,7 @@ func TestAppliedAndAvailableAreUnknownWhileTheAgentIsDisconnected(t *testing.T) 
 			return nil
 		}
 	}
-	testenv.Eventually(t, 30*time.Second, want(metav1.ConditionTrue, placementv1beta1.ReasonApplied))
+	testenv.Eventually(t, 30*time.Second, want(metav1.ConditionTrue, ""))
 
 	setConnected := func(status metav1.ConditionStatus, reason string) {
 		t.Helper()
