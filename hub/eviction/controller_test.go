@@ -46,7 +46,7 @@ func TestInvalidEvictions(t *testing.T) {
 	testenv.Create(t, env.Client, newPlacement("inv-leaving", pickN(1)))
 	bind(t, "inv-leaving", "inv-2", true)
 	b := &placementv1beta1.ClusterResourceBinding{}
-	if err := env.Client.Get(ctx, types.NamespacedName{Name: "inv-leaving-inv-2"}, b); err != nil {
+	if err := env.Client.Get(ctx, types.NamespacedName{Name: bindingName("inv-leaving", "inv-2")}, b); err != nil {
 		t.Fatal(err)
 	}
 	b.Spec.State = placementv1beta1.BindingStateUnscheduled

@@ -206,3 +206,9 @@ func evictedEvent(placement string) error {
 	}
 	return fmt.Errorf("no Evicted Event on placement %s among %d Events", placement, len(list.Items))
 }
+
+// bindingName is the name the scheduler gives the binding of a
+// ClusterResourcePlacement to a cluster.
+func bindingName(placement, cluster string) string {
+	return scheduler.BindingName(pipeline.PlacementKey{Name: placement}, "", cluster)
+}

@@ -92,7 +92,7 @@ func TestEvictionMovesAPickNPlacement(t *testing.T) {
 	})
 	testenv.Eventually(t, 30*time.Second, func() error {
 		b := &placementv1beta1.ClusterResourceBinding{}
-		if err := env.Client.Get(ctx, types.NamespacedName{Name: "move-app-move-1"}, b); err != nil {
+		if err := env.Client.Get(ctx, types.NamespacedName{Name: bindingName("move-app", "move-1")}, b); err != nil {
 			return err
 		}
 		if !conditions.IsCurrentTrue(b.Status.Conditions, placementv1beta1.ConditionAvailable, b.Generation) {
@@ -136,7 +136,7 @@ func TestEvictionMovesAPickNPlacement(t *testing.T) {
 		if err := env.Client.Get(ctx, types.NamespacedName{Namespace: clusterv1beta1.MemberNamespace("move-1"), Name: workgen.WorkName("move-app")}, &placementv1beta1.Work{}); err == nil {
 			return fmt.Errorf("the Work on move-1 still exists")
 		}
-		if err := env.Client.Get(ctx, types.NamespacedName{Name: "move-app-move-1"}, &placementv1beta1.ClusterResourceBinding{}); err == nil {
+		if err := env.Client.Get(ctx, types.NamespacedName{Name: bindingName("move-app", "move-1")}, &placementv1beta1.ClusterResourceBinding{}); err == nil {
 			return fmt.Errorf("the binding to move-1 still exists")
 		}
 		return nil
