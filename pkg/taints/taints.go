@@ -26,7 +26,7 @@ import (
 )
 
 // maxSeconds is the largest whole number of seconds a time.Duration holds.
-const maxSeconds = int64(math.MaxInt64 / int64(time.Second))
+const maxSeconds = math.MaxInt64 / int64(time.Second)
 
 // SaturatingSeconds converts a user's count of seconds to a duration: negative
 // counts are 0, and counts past what a time.Duration holds (about 292 years)
