@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -188,13 +189,14 @@ func TestApplyUpdatesChangedManifestsAndDeletesThoseNoLongerListed(t *testing.T)
 		t.Fatal(err)
 	}
 	want := &Record{
-		WorkName: "update", Hash: SpecHash(work), DeletePolicy: placementv1beta1.DeletePropagationPolicyDelete, AllApplied: true,
+		WorkName: "update", Hash: SpecHash(work), DeletePolicy: placementv1beta1.DeletePropagationPolicyDelete, TakenOverPolicy: placementv1beta1.TakenOverPolicyRelease, AllApplied: true,
 		Applied: []ObjectRef{
-			{Version: "v1", Kind: "Namespace", Resource: "namespaces", Name: ns},
-			{Version: "v1", Kind: "ConfigMap", Resource: "configmaps", Namespace: ns, Name: "settings"},
+			{Version: "v1", Kind: "Namespace", Resource: "namespaces", Name: ns, Created: true},
+			{Version: "v1", Kind: "ConfigMap", Resource: "configmaps", Namespace: ns, Name: "settings", Created: true},
 		},
 	}
-	if diff := cmp.Diff(want, rec); diff != "" {
+	// The UIDs are the objects' own: created by this Work, so recorded.
+	if diff := cmp.Diff(want, rec, cmpopts.IgnoreFields(ObjectRef{}, "UID")); diff != "" {
 		t.Errorf("record mismatch (-want +got):\n%s", diff)
 	}
 }
@@ -422,18 +424,18 @@ func TestInventoryListsTheWorksWithTheHashOfTheSpecLastApplied(t *testing.T) {
 	}
 	want := []Record{
 		{
-			WorkName: "one", Hash: SpecHash(one), DeletePolicy: placementv1beta1.DeletePropagationPolicyDelete, AllApplied: true,
-			Applied: []ObjectRef{{Version: "v1", Kind: "ConfigMap", Resource: "configmaps", Namespace: ns, Name: "one"}},
+			WorkName: "one", Hash: SpecHash(one), DeletePolicy: placementv1beta1.DeletePropagationPolicyDelete, TakenOverPolicy: placementv1beta1.TakenOverPolicyRelease, AllApplied: true,
+			Applied: []ObjectRef{{Version: "v1", Kind: "ConfigMap", Resource: "configmaps", Namespace: ns, Name: "one", Created: true}},
 		},
 		{
-			WorkName: "two", Hash: SpecHash(two), DeletePolicy: placementv1beta1.DeletePropagationPolicyAbandon, AllApplied: true,
+			WorkName: "two", Hash: SpecHash(two), DeletePolicy: placementv1beta1.DeletePropagationPolicyAbandon, TakenOverPolicy: placementv1beta1.TakenOverPolicyRelease, AllApplied: true,
 			Applied: []ObjectRef{
-				{Version: "v1", Kind: "ConfigMap", Resource: "configmaps", Namespace: ns, Name: "two"},
-				{Version: "v1", Kind: "Service", Resource: "services", Namespace: ns, Name: "two"},
+				{Version: "v1", Kind: "ConfigMap", Resource: "configmaps", Namespace: ns, Name: "two", Created: true},
+				{Version: "v1", Kind: "Service", Resource: "services", Namespace: ns, Name: "two", Created: true},
 			},
 		},
 	}
-	if diff := cmp.Diff(want, records); diff != "" {
+	if diff := cmp.Diff(want, records, cmpopts.IgnoreFields(ObjectRef{}, "UID")); diff != "" {
 		t.Errorf("Inventory() mismatch (-want +got):\n%s", diff)
 	}
 	ns0 := mustGetObject(t, namespacesGVR, "", "records-inventory")

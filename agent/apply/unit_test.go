@@ -231,8 +231,8 @@ func TestRecordName(t *testing.T) {
 
 func TestRecordRoundTripsThroughItsConfigMap(t *testing.T) {
 	want := &Record{
-		WorkName: "w", Hash: "abc", DeletePolicy: placementv1beta1.DeletePropagationPolicyAbandon, AllApplied: true,
-		Applied: []ObjectRef{{Group: "apps", Version: "v1", Kind: "Deployment", Resource: "deployments", Namespace: "ns", Name: "d"}},
+		WorkName: "w", Hash: "abc", DeletePolicy: placementv1beta1.DeletePropagationPolicyAbandon, TakenOverPolicy: placementv1beta1.TakenOverPolicyRelease, AllApplied: true,
+		Applied: []ObjectRef{{Group: "apps", Version: "v1", Kind: "Deployment", Resource: "deployments", Namespace: "ns", Name: "d", Created: true, UID: "u-1"}},
 	}
 	cm, err := want.configMap("flotilla-system")
 	if err != nil {
@@ -266,7 +266,7 @@ func TestRegisterTwiceWithOneRegistry(t *testing.T) {
 	for _, f := range families {
 		names = append(names, f.GetName())
 	}
-	if diff := cmp.Diff([]string{"flotilla_agent_apply_total", "flotilla_agent_drifts_total", "flotilla_agent_manifests_removed_total", "flotilla_agent_watched_resources"}, names); diff != "" {
+	if diff := cmp.Diff([]string{"flotilla_agent_apply_total", "flotilla_agent_drifts_total", "flotilla_agent_manifests_removed_total", "flotilla_agent_objects_released_total", "flotilla_agent_watched_resources"}, names); diff != "" {
 		t.Errorf("registered metrics mismatch (-want +got):\n%s", diff)
 	}
 }
