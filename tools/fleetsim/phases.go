@@ -59,7 +59,11 @@ type tracker struct {
 
 type placementState struct {
 	available bool
-	clusters  []string
+	// settled is available, or Available Unknown only because members' agents
+	// are disconnected (a PickAll placement on a killed member: its other
+	// members are Available, the killed ones are unknown, as they should be).
+	settled  bool
+	clusters []string
 }
 
 func newTracker(ctx context.Context, env *testenv.Env, pickN int) (*tracker, error) {
@@ -104,6 +108,7 @@ func (t *tracker) observe(obj any) {
 	now := time.Now()
 	c := conditions.Get(crp.Status.Conditions, crp.PlacementConditionType(placementv1beta1.ConditionAvailable))
 	st := placementState{available: c != nil && c.Status == metav1.ConditionTrue && c.ObservedGeneration == crp.Generation}
+	st.settled = st.available || (c != nil && c.Status == metav1.ConditionUnknown && c.Reason == placementv1beta1.ReasonAgentDisconnected && c.ObservedGeneration == crp.Generation)
 	for _, ps := range crp.Status.PlacementStatuses {
 		if ps.ClusterName != "" {
 			st.clusters = append(st.clusters, ps.ClusterName)
@@ -228,7 +233,7 @@ func (t *tracker) waitAvailable(ctx context.Context, timeout time.Duration, extr
 		t.mu.Lock()
 		missing := 0
 		for name := range t.createdAt {
-			if !t.state[name].available {
+			if !t.state[name].settled {
 				missing++
 			}
 		}
@@ -242,7 +247,7 @@ func (t *tracker) waitAvailable(ctx context.Context, timeout time.Duration, extr
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("%d of %d placements are not Available after %s %s", missing, total, timeout, why)
+			return fmt.Errorf("%d of %d placements are not Available (nor Unknown only for disconnected agents) after %s %s", missing, total, timeout, why)
 		}
 		if err := sleep(ctx, 200*time.Millisecond); err != nil {
 			return err
