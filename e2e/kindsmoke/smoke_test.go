@@ -139,7 +139,7 @@ func imageTag(t *testing.T) string {
 	return st.ImageTag
 }
 
-func TestHubRunsFromTheChartAsTwoPodsOfTheBuiltImage(t *testing.T) {
+func TestHubRunsAsTwoPodsOfTheBuiltImage(t *testing.T) {
 	ctx := context.Background()
 	hub := clientFor(t, provider.HubKubeconfig())
 	pods := &corev1.PodList{}
