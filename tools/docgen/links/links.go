@@ -155,6 +155,29 @@ type link struct {
 // extractLinks finds the link targets of a Markdown page, outside code blocks and code spans.
 func extractLinks(md string) []link {
 	var out []link
+	for _, pl := range proseLines(md) {
+		line := codeSpan.ReplaceAllString(pl.text, "")
+		for _, m := range inlineLink.FindAllStringSubmatch(line, -1) {
+			out = append(out, link{m[1], pl.number})
+		}
+		if m := refDef.FindStringSubmatch(line); m != nil {
+			out = append(out, link{m[1], pl.number})
+		}
+	}
+	return out
+}
+
+// proseLine is a line of a Markdown page outside its fenced code blocks, with
+// its number (from 1).
+type proseLine struct {
+	number int
+	text   string
+}
+
+// proseLines returns the lines of a Markdown page that are outside fenced code
+// blocks (the fence lines left out too).
+func proseLines(md string) []proseLine {
+	var out []proseLine
 	inFence := ""
 	for i, line := range strings.Split(md, "\n") {
 		if m := fence.FindStringSubmatch(line); m != nil {
@@ -170,13 +193,7 @@ func extractLinks(md string) []link {
 		if inFence != "" {
 			continue
 		}
-		line = codeSpan.ReplaceAllString(line, "")
-		for _, m := range inlineLink.FindAllStringSubmatch(line, -1) {
-			out = append(out, link{m[1], i + 1})
-		}
-		if m := refDef.FindStringSubmatch(line); m != nil {
-			out = append(out, link{m[1], i + 1})
-		}
+		out = append(out, proseLine{number: i + 1, text: line})
 	}
 	return out
 }
@@ -208,21 +225,8 @@ func resolve(from, target string) (page, frag string, ok bool) {
 func pageAnchors(md string) map[string]bool {
 	out := map[string]bool{}
 	seen := map[string]int{}
-	inFence := ""
-	for _, line := range strings.Split(md, "\n") {
-		if m := fence.FindStringSubmatch(line); m != nil {
-			marker := m[1][:3]
-			switch {
-			case inFence == "":
-				inFence = marker
-			case inFence == marker:
-				inFence = ""
-			}
-			continue
-		}
-		if inFence != "" {
-			continue
-		}
+	for _, pl := range proseLines(md) {
+		line := pl.text
 		for _, m := range htmlAnchor.FindAllStringSubmatch(line, -1) {
 			out[m[1]] = true
 		}
