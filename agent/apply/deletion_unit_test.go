@@ -92,8 +92,16 @@ func TestCreatedBy(t *testing.T) {
 }
 
 func TestForeignObjects(t *testing.T) {
+	// obj's owners are namespaced; clusterOwned's owner is cluster-scoped.
 	obj := func(kind, name string, uid types.UID, owners ...types.UID) nsObject {
-		return nsObject{kind: kind, name: name, uid: uid, owners: owners}
+		o := nsObject{kind: kind, name: name, uid: uid}
+		for _, u := range owners {
+			o.owners = append(o.owners, nsOwner{uid: u, namespaced: true})
+		}
+		return o
+	}
+	clusterOwned := func(kind, name string, uid, owner types.UID) nsObject {
+		return nsObject{kind: kind, name: name, uid: uid, owners: []nsOwner{{uid: owner}}}
 	}
 	applied := func(o nsObject) nsObject { o.byWork = true; return o }
 	tests := []struct {
@@ -118,13 +126,20 @@ func TestForeignObjects(t *testing.T) {
 		objs:    []nsObject{obj("ReplicaSet.apps", "web-1", "rs", "gone"), obj("Pod", "web-1-a", "pod", "rs")},
 		deleted: map[types.UID]bool{"gone": true},
 	}, {
+		name: "objects whose namespaced owners are all gone are being collected, not foreign",
+		objs: []nsObject{obj("Pod", "web-1-a", "pod", "gone-rs"), obj("Pod", "web-1-b", "pod2", "gone-rs", "gone-other")},
+	}, {
+		name: "an object with one present owner of the member's stays foreign, though its other owner is gone",
+		objs: []nsObject{obj("ConfigMap", "mine", "1"), obj("Pod", "shared", "2", "gone", "1")},
+		want: []string{"ConfigMap mine", "Pod shared"},
+	}, {
 		name: "objects being deleted are not foreign",
 		objs: []nsObject{{kind: "ConfigMap", name: "going", uid: "1", deleting: true}},
 	}, {
 		name: "the member's own objects are foreign, in order",
 		objs: []nsObject{
 			obj("ConfigMap", "mine", "1"), applied(obj("ConfigMap", "hub", "2")), obj("ServiceAccount", "robot", "3"),
-			obj("Endpoints", "other", "4"), obj("Pod", "orphan", "5", "unknown"), obj("RoleBinding.rbac.authorization.k8s.io", GrantRoleBindingName, "6"),
+			obj("Endpoints", "other", "4"), clusterOwned("Pod", "orphan", "5", "node"), obj("RoleBinding.rbac.authorization.k8s.io", GrantRoleBindingName, "6"),
 		},
 		want: []string{"ConfigMap mine", "ServiceAccount robot", "Endpoints other", "Pod orphan", "RoleBinding.rbac.authorization.k8s.io " + GrantRoleBindingName},
 	}}

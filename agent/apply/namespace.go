@@ -24,6 +24,7 @@ import (
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -40,6 +41,11 @@ import (
 //   - objects owned (ownerReferences, transitively) by those, or by objects this
 //     removal deleted: the ReplicaSets and Pods of a placed Deployment, the
 //     EndpointSlices of a placed Service, being garbage-collected or not;
+//   - objects whose every owner is one of those or a namespaced object that no
+//     longer exists: the garbage collector is deleting them (the Pods of a
+//     ReplicaSet it deleted already, when the placed Deployment went). An owner
+//     of a cluster-scoped kind, or of a kind the agent cannot map, counts as
+//     present;
 //   - the Endpoints of a placed Service (the endpoints controller sets no owner);
 //   - objects being deleted already;
 //   - what every namespace has: the ServiceAccount default, the ConfigMap
@@ -71,13 +77,21 @@ type nsObject struct {
 	kind      string
 	name      string
 	uid       types.UID
-	owners    []types.UID
+	owners    []nsOwner
 	byWork    bool
 	deleting  bool
 	managedBy string
 }
 
 func (o nsObject) String() string { return o.kind + " " + o.name }
+
+// nsOwner is an owner reference of an object in a namespace.
+type nsOwner struct {
+	uid types.UID
+	// namespaced is true when the owner's kind is namespaced: the owner is then
+	// in the same namespace, and gone when the namespace does not list it.
+	namespaced bool
+}
 
 // foreignObjects returns the objects of a namespace that are the member's own (the
 // rules above), in the order given. deleted holds the UIDs of objects the current
@@ -96,6 +110,16 @@ func foreignObjects(objs []nsObject, deleted map[types.UID]bool) []nsObject {
 			}
 		}
 	}
+	present := map[types.UID]bool{}
+	for _, o := range objs {
+		present[o.uid] = true
+	}
+	// collected: every owner is ours, or namespaced and gone.
+	collected := func(o nsObject) bool {
+		return len(o.owners) > 0 && !slices.ContainsFunc(o.owners, func(w nsOwner) bool {
+			return !ours[w.uid] && (!w.namespaced || present[w.uid])
+		})
+	}
 	// Owners before dependents is not guaranteed: repeat until nothing changes
 	// (each round adds one level of ownership).
 	for changed := true; changed; {
@@ -104,7 +128,7 @@ func foreignObjects(objs []nsObject, deleted map[types.UID]bool) []nsObject {
 			if ours[o.uid] {
 				continue
 			}
-			if slices.ContainsFunc(o.owners, func(u types.UID) bool { return ours[u] }) {
+			if slices.ContainsFunc(o.owners, func(w nsOwner) bool { return ours[w.uid] }) || collected(o) {
 				ours[o.uid] = true
 				changed = true
 			}
@@ -176,7 +200,7 @@ func (a *Applier) namespaceInUse(ctx context.Context, ns string, deleted map[typ
 					managedBy: item.Labels[labelManagedBy],
 				}
 				for _, ref := range item.OwnerReferences {
-					o.owners = append(o.owners, ref.UID)
+					o.owners = append(o.owners, nsOwner{uid: ref.UID, namespaced: a.namespacedKind(ctx, ref.APIVersion, ref.Kind)})
 				}
 				objs = append(objs, o)
 			}
@@ -204,4 +228,15 @@ func nameSome(objs []nsObject) string {
 		names = append(names, o.String())
 	}
 	return strings.Join(names, ", ")
+}
+
+// namespacedKind reports whether the kind of an owner reference is namespaced;
+// false when the agent cannot tell (the owner then counts as present).
+func (a *Applier) namespacedKind(ctx context.Context, apiVersion, kind string) bool {
+	gv, err := schema.ParseGroupVersion(apiVersion)
+	if err != nil {
+		return false
+	}
+	m, err := a.mapper.RESTMappingWithContext(ctx, schema.GroupKind{Group: gv.Group, Kind: kind}, gv.Version)
+	return err == nil && m.Scope.Name() == meta.RESTScopeNameNamespace
 }
