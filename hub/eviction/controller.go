@@ -90,9 +90,13 @@ type scope struct {
 	// done is whether the eviction was found invalid, so that the phases after
 	// validate do not run (set by validate).
 	done bool
+	// requeue is when to decide again: a budget refused the eviction (set by
+	// decide).
+	requeue time.Duration
 }
 
-type phase func(ctx context.Context, s *scope) (ctrl.Result, error)
+// stopped reports whether a phase decided that nothing is left to do.
+func (s *scope) stopped() bool { return s.done || s.requeue > 0 }
 
 // Reconcile decides one eviction, unless it was decided already.
 func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (_ ctrl.Result, reterr error) {
@@ -114,26 +118,14 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (_ ct
 			r.announce(ctx, s)
 		}
 	}()
-	phases := []struct {
-		name string
-		run  phase
-	}{
-		{"load the placement", r.loadPlacement},
-		{"load the bindings", r.loadBindings},
-		{"validate", r.validate},
-		{"load the disruption budget", r.loadBudget},
-		{"decide", r.decide},
-	}
-	for _, p := range phases {
-		res, err := p.run(ctx, s)
-		if err != nil {
-			return ctrl.Result{}, fmt.Errorf("failed to %s: %w", p.name, err)
-		}
-		if s.done || !res.IsZero() {
-			return res, nil
-		}
-	}
-	return ctrl.Result{}, nil
+	err := pipeline.RunPhases(ctx, s, (*scope).stopped,
+		pipeline.Phase[scope]{Name: "load the placement", Run: r.loadPlacement},
+		pipeline.Phase[scope]{Name: "load the bindings", Run: r.loadBindings},
+		pipeline.Phase[scope]{Name: "validate", Run: r.validate},
+		pipeline.Phase[scope]{Name: "load the disruption budget", Run: r.loadBudget},
+		pipeline.Phase[scope]{Name: "decide", Run: r.decide},
+	)
+	return ctrl.Result{RequeueAfter: s.requeue}, err
 }
 
 func (r *Reconciler) reader() client.Reader {
@@ -144,28 +136,28 @@ func (r *Reconciler) reader() client.Reader {
 }
 
 // loadPlacement reads the placement.
-func (r *Reconciler) loadPlacement(ctx context.Context, s *scope) (ctrl.Result, error) {
+func (r *Reconciler) loadPlacement(ctx context.Context, s *scope) error {
 	crp := &placementv1beta1.ClusterResourcePlacement{}
 	err := r.reader().Get(ctx, types.NamespacedName{Name: s.eviction.Spec.PlacementName}, crp)
 	switch {
 	case apierrors.IsNotFound(err):
-		return ctrl.Result{}, nil
+		return nil
 	case err != nil:
-		return ctrl.Result{}, err
+		return err
 	}
 	s.placement = crp
-	return ctrl.Result{}, nil
+	return nil
 }
 
 // loadBindings reads the placement's active bindings and its other executed
 // evictions.
-func (r *Reconciler) loadBindings(ctx context.Context, s *scope) (ctrl.Result, error) {
+func (r *Reconciler) loadBindings(ctx context.Context, s *scope) error {
 	if s.placement == nil {
-		return ctrl.Result{}, nil
+		return nil
 	}
 	bindings := &placementv1beta1.ClusterResourceBindingList{}
 	if err := r.reader().List(ctx, bindings, client.MatchingLabels{placementv1beta1.LabelPlacementName: s.placement.Name}); err != nil {
-		return ctrl.Result{}, err
+		return err
 	}
 	for i := range bindings.Items {
 		b := &bindings.Items[i]
@@ -179,7 +171,7 @@ func (r *Reconciler) loadBindings(ctx context.Context, s *scope) (ctrl.Result, e
 	}
 	evictions := &placementv1beta1.ClusterResourcePlacementEvictionList{}
 	if err := r.reader().List(ctx, evictions); err != nil {
-		return ctrl.Result{}, err
+		return err
 	}
 	s.evicting = map[string]bool{}
 	for i := range evictions.Items {
@@ -188,34 +180,34 @@ func (r *Reconciler) loadBindings(ctx context.Context, s *scope) (ctrl.Result, e
 			s.evicting[other.Spec.ClusterName] = true
 		}
 	}
-	return ctrl.Result{}, nil
+	return nil
 }
 
 // validate sets the Valid condition; an invalid eviction is done.
-func (r *Reconciler) validate(_ context.Context, s *scope) (ctrl.Result, error) {
+func (r *Reconciler) validate(_ context.Context, s *scope) error {
 	c := validCondition(s.eviction.Spec.PlacementName, s.eviction.Spec.ClusterName, s.placement, s.onCluster)
 	set(s.eviction, placementv1beta1.ConditionEvictionValid, c)
 	s.done = c.status != metav1.ConditionTrue
-	return ctrl.Result{}, nil
+	return nil
 }
 
 // loadBudget reads the disruption budget of the placement's name.
-func (r *Reconciler) loadBudget(ctx context.Context, s *scope) (ctrl.Result, error) {
+func (r *Reconciler) loadBudget(ctx context.Context, s *scope) error {
 	budget := &placementv1beta1.ClusterResourcePlacementDisruptionBudget{}
 	err := r.reader().Get(ctx, types.NamespacedName{Name: s.placement.Name}, budget)
 	switch {
 	case apierrors.IsNotFound(err):
-		return ctrl.Result{}, nil
+		return nil
 	case err != nil:
-		return ctrl.Result{}, err
+		return err
 	}
 	s.budget = budget
-	return ctrl.Result{}, nil
+	return nil
 }
 
 // decide sets the Executed condition: True when the budget (if any) allows the
 // eviction, else False, to be tried again.
-func (r *Reconciler) decide(_ context.Context, s *scope) (ctrl.Result, error) {
+func (r *Reconciler) decide(_ context.Context, s *scope) error {
 	placement, cluster := s.placement.Name, s.eviction.Spec.ClusterName
 	d, budgetName := Decision{Allowed: true}, ""
 	var err error
@@ -230,10 +222,11 @@ func (r *Reconciler) decide(_ context.Context, s *scope) (ctrl.Result, error) {
 		if interval <= 0 {
 			interval = DefaultRetryInterval
 		}
-		return ctrl.Result{RequeueAfter: interval}, nil
+		s.requeue = interval
+		return nil
 	}
 	s.executed = true
-	return ctrl.Result{}, nil
+	return nil
 }
 
 // standingOf returns where the placement, with its active bindings, stands for an

@@ -94,8 +94,6 @@ type scope struct {
 	resourceSnapshot placementv1beta1.ResourceSnapshotObj
 }
 
-type phase func(ctx context.Context, s *scope) error
-
 // Reconcile drives one placement.
 func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (_ ctrl.Result, reterr error) {
 	key := pipeline.KeyFromRequest(req)
@@ -121,12 +119,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (_ ct
 			reterr = kerrors.NewAggregate([]error{reterr, err})
 		}
 	}()
-	for _, p := range []phase{r.selectResources, r.resolveConflicts, r.ensurePolicySnapshot, r.ensureResourceSnapshot} {
-		if err := p(ctx, s); err != nil {
-			return ctrl.Result{}, err
-		}
-	}
-	return ctrl.Result{}, nil
+	return ctrl.Result{}, pipeline.RunPhases(ctx, s, nil,
+		pipeline.Phase[scope]{Name: "select the resources", Run: r.selectResources},
+		pipeline.Phase[scope]{Name: "resolve conflicts", Run: r.resolveConflicts},
+		pipeline.Phase[scope]{Name: "write the policy snapshot", Run: r.ensurePolicySnapshot},
+		pipeline.Phase[scope]{Name: "write the resource snapshot", Run: r.ensureResourceSnapshot},
+	)
 }
 
 // selectResources picks the hub objects; a selection error is a user error

@@ -87,7 +87,8 @@ type scope struct {
 	done bool
 }
 
-type phase func(ctx context.Context, s *scope) error
+// stopped reports whether a phase decided that nothing is left to do.
+func (s *scope) stopped() bool { return s.done }
 
 // Reconcile handles one placement of either scope.
 func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (ctrl.Result, error) {
@@ -100,22 +101,14 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (ctrl
 		return ctrl.Result{}, nil
 	}
 	s := &scope{key: key, placement: crp}
-	for _, p := range []struct {
-		name string
-		run  phase
-	}{
-		{"load the latest resource snapshot", r.loadLatest},
-		{"load the bindings", r.loadBindings},
-		{"load the overrides", r.loadOverrides},
-		{"select the wave", r.plan},
-		{"move the bindings", r.move},
-	} {
-		if err := p.run(ctx, s); err != nil {
-			return ctrl.Result{}, fmt.Errorf("failed to %s: %w", p.name, err)
-		}
-		if s.done {
-			return ctrl.Result{}, nil
-		}
+	if err := pipeline.RunPhases(ctx, s, (*scope).stopped,
+		pipeline.Phase[scope]{Name: "load the latest resource snapshot", Run: r.loadLatest},
+		pipeline.Phase[scope]{Name: "load the bindings", Run: r.loadBindings},
+		pipeline.Phase[scope]{Name: "load the overrides", Run: r.loadOverrides},
+		pipeline.Phase[scope]{Name: "select the wave", Run: r.plan},
+		pipeline.Phase[scope]{Name: "move the bindings", Run: r.move},
+	); err != nil || s.done {
+		return ctrl.Result{}, err
 	}
 	// Only resources the agent cannot track wake us by time: they count as
 	// available unavailablePeriodSeconds after they were applied.

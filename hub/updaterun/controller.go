@@ -101,7 +101,8 @@ func (s *scope) announce(eventType, reason, format string, args ...any) {
 	s.events = append(s.events, event{eventType, reason, fmt.Sprintf(format, args...)})
 }
 
-type phase func(ctx context.Context, s *scope) error
+// stopped reports whether a phase decided that nothing is left to do.
+func (s *scope) stopped() bool { return s.done }
 
 // Reconcile advances one run as far as it can go now.
 func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (_ ctrl.Result, reterr error) {
@@ -121,24 +122,15 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (_ ct
 		}
 		r.record(ctx, s)
 	}()
-	phases := []struct {
-		name string
-		run  phase
-	}{
-		{"load the placement", r.loadPlacement},
-		{"load the resource snapshots", r.loadSnapshots},
-		{"load the bindings", r.loadBindings},
-		{"initialize", r.initialize},
-		{"honour spec.state", r.checkStopped},
-		{"update the stages", r.updateStages},
-	}
-	for _, p := range phases {
-		if err := p.run(ctx, s); err != nil {
-			return ctrl.Result{}, fmt.Errorf("failed to %s: %w", p.name, err)
-		}
-		if s.done {
-			break
-		}
+	if err := pipeline.RunPhases(ctx, s, (*scope).stopped,
+		pipeline.Phase[scope]{Name: "load the placement", Run: r.loadPlacement},
+		pipeline.Phase[scope]{Name: "load the resource snapshots", Run: r.loadSnapshots},
+		pipeline.Phase[scope]{Name: "load the bindings", Run: r.loadBindings},
+		pipeline.Phase[scope]{Name: "initialize", Run: r.initialize},
+		pipeline.Phase[scope]{Name: "honour spec.state", Run: r.checkStopped},
+		pipeline.Phase[scope]{Name: "update the stages", Run: r.updateStages},
+	); err != nil {
+		return ctrl.Result{}, err
 	}
 	return ctrl.Result{RequeueAfter: s.requeue}, nil
 }
