@@ -107,7 +107,8 @@ type scope struct {
 	done bool
 }
 
-type phase func(ctx context.Context, s *scope) error
+// stopped reports whether a phase decided that nothing is left to do.
+func (s *scope) stopped() bool { return s.done }
 
 // Reconcile schedules one placement: a ClusterResourcePlacement for a request
 // without namespace, a ResourcePlacement otherwise.
@@ -126,25 +127,17 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (_ ct
 			reterr = r.setScheduled(ctx, s.snapshot, s.scheduled)
 		}
 	}()
-	for _, p := range []struct {
-		name string
-		run  phase
-	}{
-		{"load the policy snapshot", r.loadPolicySnapshot},
-		{"check the scheduler name", r.checkSchedulerName},
-		{"load the dynamic selectors", r.loadSelectors},
-		{"load the clusters and bindings", r.loadWorld},
-		{"load the evictions", r.loadExclusions},
-		{"schedule", r.schedule},
-		{"unschedule removed groups", r.unscheduleStaleGroups},
-		{"record the rebalance", r.recordRebalance},
-	} {
-		if err := p.run(ctx, s); err != nil {
-			return ctrl.Result{}, fmt.Errorf("failed to %s: %w", p.name, err)
-		}
-		if s.done {
-			break
-		}
+	if err := pipeline.RunPhases(ctx, s, (*scope).stopped,
+		pipeline.Phase[scope]{Name: "load the policy snapshot", Run: r.loadPolicySnapshot},
+		pipeline.Phase[scope]{Name: "check the scheduler name", Run: r.checkSchedulerName},
+		pipeline.Phase[scope]{Name: "load the dynamic selectors", Run: r.loadSelectors},
+		pipeline.Phase[scope]{Name: "load the clusters and bindings", Run: r.loadWorld},
+		pipeline.Phase[scope]{Name: "load the evictions", Run: r.loadExclusions},
+		pipeline.Phase[scope]{Name: "schedule", Run: r.schedule},
+		pipeline.Phase[scope]{Name: "unschedule removed groups", Run: r.unscheduleStaleGroups},
+		pipeline.Phase[scope]{Name: "record the rebalance", Run: r.recordRebalance},
+	); err != nil {
+		return ctrl.Result{}, err
 	}
 	// Only time-bound decisions (a disconnected cluster's grace period, an
 	// evicted binding's graceful timeout) wake the scheduler by time.

@@ -316,80 +316,53 @@ func (r *Reconciler) scheduleGroup(ctx context.Context, s *scope, group string) 
 	return res, nil
 }
 
-// applyBindings makes the placement's bindings match the cycle's result: a
-// binding per selected cluster (new ones Scheduled, for the rollout to bind),
-// the decision recorded on each, and Unscheduled for the clusters to leave (the
-// rollout then removes them within maxUnavailable).
+// applyBindings makes the placement's bindings match the cycle's result: it
+// carries out planBindings' plan.
 func (r *Reconciler) applyBindings(ctx context.Context, s *scope, group string,
 	existing []placementv1beta1.BindingObj, res framework.CycleResult, held map[string]string) error {
-	crp, snap := s.placement, s.snapshot
-	byCluster := map[string]placementv1beta1.BindingObj{}
-	removing := map[string]bool{}
-	for _, b := range existing {
-		if b.GetDeletionTimestamp().IsZero() {
-			byCluster[b.GetBindingSpec().TargetCluster] = b
-		} else {
-			removing[b.GetBindingSpec().TargetCluster] = true
-		}
-	}
-	decisions := map[string]placementv1beta1.ClusterDecision{}
-	for _, d := range res.Decisions {
-		decisions[d.ClusterName] = d
-	}
+	return r.write(ctx, s, group, planBindings(existing, res, held, s.snapshot.GetName()))
+}
+
+// write carries out a binding plan through the scheduler's BindingWriter: the
+// creates (a failed one does not stop the others' bindings), the spec changes,
+// then the Scheduled conditions, with their Events.
+func (r *Reconciler) write(ctx context.Context, s *scope, group string, plan bindingPlan) error {
+	created := map[string]placementv1beta1.BindingObj{}
 	var failed []error
-	for _, cluster := range res.Selected {
-		b, ok := byCluster[cluster]
-		if !ok {
-			if removing[cluster] {
-				// The previous binding to this cluster is still being removed;
-				// its removal wakes the placement again.
-				continue
-			}
-			created, err := r.createBinding(ctx, s, group, cluster, decisions[cluster])
-			if err != nil {
-				// The other clusters get their bindings meanwhile.
-				failed = append(failed, err)
-				continue
-			}
-			if created == nil {
-				continue
-			}
-			b = created
-		} else {
-			want := b.GetBindingSpec().DeepCopy()
-			want.SchedulingPolicySnapshotName = snap.GetName()
-			want.ClusterDecision = decisions[cluster]
-			if want.State == placementv1beta1.BindingStateUnscheduled {
-				want.State = placementv1beta1.BindingStateScheduled
-			}
-			if err := r.patchSpec(ctx, b, *want); err != nil {
-				return err
-			}
+	for _, c := range plan.create {
+		b, err := r.createBinding(ctx, s, group, c)
+		if err != nil {
+			failed = append(failed, err)
+			continue
 		}
-		if err := r.setScheduledCondition(ctx, crp, b, res.Misplaced[cluster], held[cluster]); err != nil {
+		if b != nil {
+			created[c.cluster] = b
+		}
+	}
+	for _, w := range plan.spec {
+		ifState, set := w.specFields()
+		if err := r.writer().PatchSpec(ctx, w.binding, ifState, set); err != nil {
 			return err
 		}
 	}
-	for _, cluster := range res.Unschedule {
-		b, ok := byCluster[cluster]
-		if !ok || b.GetBindingSpec().State == placementv1beta1.BindingStateUnscheduled {
-			continue
-		}
-		if msg, ok := held[cluster]; ok {
-			// Graceful eviction: the binding stays until its replacement is available.
-			if err := r.setScheduledCondition(ctx, crp, b, "", msg); err != nil {
-				return err
+	for _, w := range plan.scheduled {
+		b := w.binding
+		if b == nil {
+			if b = created[w.cluster]; b == nil {
+				// Not created now (exists already, not yet in the cache, or
+				// failed): its next reconcile writes the condition.
+				continue
 			}
-			continue
 		}
-		want := b.GetBindingSpec().DeepCopy()
-		want.State = placementv1beta1.BindingStateUnscheduled
-		want.ClusterDecision = decisions[cluster]
-		if err := r.patchSpec(ctx, b, *want); err != nil {
+		if err := r.setScheduledCondition(ctx, s.placement, b, w.misplaced, w.evicting); err != nil {
 			return err
 		}
 	}
 	return errors.Join(failed...)
+}
+
+func (r *Reconciler) writer() pipeline.BindingWriter {
+	return pipeline.BindingWriter{Client: r.Client, Manager: scheduledManager, Conditions: []string{placementv1beta1.ConditionScheduled}}
 }
 
 // createBinding creates the binding of the placement to cluster, named by
@@ -397,8 +370,8 @@ func (r *Reconciler) applyBindings(ctx context.Context, s *scope, group string,
 // older hub named <placement>-<cluster>: web on prod-1 and web-prod on 1 both
 // got web-prod-1), it uses HashedBindingName instead. It returns nil, and no
 // error, when the binding exists already (it is not in the cache yet).
-func (r *Reconciler) createBinding(ctx context.Context, s *scope, group, cluster string,
-	decision placementv1beta1.ClusterDecision) (placementv1beta1.BindingObj, error) {
+func (r *Reconciler) createBinding(ctx context.Context, s *scope, group string, c bindingCreate) (placementv1beta1.BindingObj, error) {
+	cluster := c.cluster
 	names := []string{BindingName(s.key, group, cluster)}
 	if hashed := HashedBindingName(s.key, group, cluster); hashed != names[0] {
 		names = append(names, hashed)
@@ -412,16 +385,11 @@ func (r *Reconciler) createBinding(ctx context.Context, s *scope, group, cluster
 			labels[schedulinggroup.LabelGroup] = group
 		}
 		b.SetLabels(labels)
-		*b.GetBindingSpec() = placementv1beta1.ResourceBindingSpec{
-			State:                        placementv1beta1.BindingStateScheduled,
-			TargetCluster:                cluster,
-			SchedulingPolicySnapshotName: s.snapshot.GetName(),
-			ClusterDecision:              decision,
-		}
+		*b.GetBindingSpec() = *c.spec.DeepCopy()
 		if err := controllerutil.SetControllerReference(s.placement, b, r.Scheme); err != nil {
 			return nil, err
 		}
-		err := r.Client.Create(ctx, b, client.FieldOwner(scheduledManager))
+		err := r.writer().Create(ctx, b)
 		if err == nil {
 			return b, nil
 		}
@@ -454,77 +422,33 @@ func isBindingOf(b placementv1beta1.BindingObj, key pipeline.PlacementKey, group
 		b.GetBindingSpec().TargetCluster == cluster
 }
 
-// patchSpec writes the scheduler's fields of a binding's spec. A change of
-// spec.state, which the rollout writes too, applies only while the state is
-// still what the scheduler read; the other fields are the scheduler's alone.
-func (r *Reconciler) patchSpec(ctx context.Context, b placementv1beta1.BindingObj, want placementv1beta1.ResourceBindingSpec) error {
-	have := b.GetBindingSpec()
-	if equality.Semantic.DeepEqual(want, *have) {
-		return nil
-	}
-	set := map[string]any{"schedulingPolicySnapshotName": want.SchedulingPolicySnapshotName, "clusterDecision": want.ClusterDecision}
-	ifState := placementv1beta1.BindingState("")
-	if want.State != have.State {
-		ifState = have.State
-		set["state"] = want.State
-	}
-	patch, err := pipeline.SpecPatch(b, ifState, set)
-	if err != nil {
-		return err
-	}
-	if err := r.Client.Patch(ctx, b, patch, client.FieldOwner(scheduledManager)); err != nil {
-		return fmt.Errorf("failed to update binding %s: %w", b.GetName(), err)
-	}
-	return nil
-}
-
 // setScheduledCondition records on the binding whether its cluster still matches
-// (Kratix: a misplaced workload is flagged, not moved) or is being evicted.
+// (Kratix: a misplaced workload is flagged, not moved) or is being evicted, and
+// announces a change of misplacement with an Event.
 func (r *Reconciler) setScheduledCondition(ctx context.Context, crp placementv1beta1.PlacementObj, b placementv1beta1.BindingObj, misplaced, evicting string) error {
 	own := pipeline.OwnConditions(b.GetBindingStatus().Conditions, placementv1beta1.ConditionScheduled)
-	gen, spec := b.GetGeneration(), b.GetBindingSpec()
-	was := conditions.Get(own, placementv1beta1.ConditionScheduled)
-	wasMisplaced := was != nil && was.Reason == placementv1beta1.ReasonMisplaced
-	switch {
-	case evicting != "":
-		conditions.Set(&own, placementv1beta1.ConditionScheduled, metav1.ConditionFalse, placementv1beta1.ReasonEvicting, evicting, gen)
-	case misplaced != "":
-		conditions.Set(&own, placementv1beta1.ConditionScheduled, metav1.ConditionFalse, placementv1beta1.ReasonMisplaced, misplaced, gen)
-	default:
-		msg := spec.ClusterDecision.Reason
-		if msg == "" {
-			msg = "picked by the scheduler"
-		}
-		conditions.Set(&own, placementv1beta1.ConditionScheduled, metav1.ConditionTrue, placementv1beta1.ReasonScheduled, msg, gen)
-	}
-	if err := pipeline.ApplyBindingStatus(ctx, r.Client, b, scheduledManager, []string{placementv1beta1.ConditionScheduled}, pipeline.BindingStatus{Conditions: own}); err != nil {
+	was := scheduledOf(b)
+	spec := b.GetBindingSpec()
+	status, reason, msg := scheduledCondition(spec, misplaced, evicting)
+	conditions.Set(&own, placementv1beta1.ConditionScheduled, status, reason, msg, b.GetGeneration())
+	transition := misplacedTransition(was, misplaced, evicting)
+	if err := r.writer().ApplyStatus(ctx, b, pipeline.BindingStatus{Conditions: own}); err != nil {
 		return err
 	}
-	switch {
-	case misplaced != "" && !wasMisplaced:
+	switch transition {
+	case placementv1beta1.ReasonMisplaced:
 		r.event(crp, corev1.EventTypeWarning, placementv1beta1.ReasonMisplaced, "misplaced on %s (kept, not moved): %s", spec.TargetCluster, misplaced)
-	case misplaced == "" && evicting == "" && wasMisplaced:
+	case placementv1beta1.ReasonScheduled:
 		r.event(crp, corev1.EventTypeNormal, placementv1beta1.ReasonScheduled, "%s matches the placement again", spec.TargetCluster)
 	}
 	return nil
 }
 
 // unscheduleStaleGroups unschedules the bindings of groups that no longer have
-// selectors of their own (their objects now go with the placement's).
+// selectors of their own (planStaleGroups).
 func (r *Reconciler) unscheduleStaleGroups(ctx context.Context, s *scope) error {
-	current := map[string]bool{}
-	for _, g := range s.groups {
-		current[g] = true
-	}
-	for _, b := range pipeline.ActiveBindings(s.bindings) {
-		if current[schedulinggroup.Of(b.GetLabels())] {
-			continue
-		}
-		want := b.GetBindingSpec().DeepCopy()
-		want.State = placementv1beta1.BindingStateUnscheduled
-		if err := r.patchSpec(ctx, b, *want); err != nil {
-			return fmt.Errorf("failed to unschedule binding %s of a removed group: %w", b.GetName(), err)
-		}
+	if err := r.write(ctx, s, "", planStaleGroups(s.bindings, s.groups)); err != nil {
+		return fmt.Errorf("failed to unschedule the bindings of a removed group: %w", err)
 	}
 	return nil
 }

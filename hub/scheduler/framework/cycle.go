@@ -401,6 +401,10 @@ func (c *cycle) dynamicScore(ctx context.Context, ci *ClusterInfo, scorers []int
 	return total, nil
 }
 
+// ReasonKept is the decision's reason for a cluster the placement is already on
+// and stays on, with nothing else to say.
+const ReasonKept = "kept: the placement is already on the cluster"
+
 // Reasons the framework itself gives.
 const (
 	reasonNotNamed        = "not named in the policy's clusterNames"
@@ -408,7 +412,7 @@ const (
 	reasonPickedAll       = "picked: matches the scheduling policy"
 	reasonPickedN         = "picked: among the best-scoring clusters that match the scheduling policy"
 	reasonPickedFixed     = "picked: named in the policy's clusterNames"
-	reasonKept            = "kept: the placement is already on the cluster"
+	reasonKept            = ReasonKept
 	reasonNotPicked       = "not picked: the policy's number of clusters was reached with clusters scoring as high or higher"
 	reasonScaledDown      = "removed to scale down to numberOfClusters: among the lowest-scoring clusters"
 	reasonScaledDownWrong = "removed to scale down to numberOfClusters: it no longer matches the policy: "
