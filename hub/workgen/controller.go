@@ -120,68 +120,142 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (ctrl
 	if spec.State != placementv1beta1.BindingStateBound || spec.ResourceSnapshotName == "" {
 		return ctrl.Result{}, nil
 	}
-	if !controllerutil.ContainsFinalizer(b, placementv1beta1.WorkCleanupFinalizer) {
-		// The work generator is the only writer of a binding's finalizers.
-		patch := client.MergeFrom(b.DeepCopyObject().(client.Object))
-		controllerutil.AddFinalizer(b, placementv1beta1.WorkCleanupFinalizer)
-		if err := r.Client.Patch(ctx, b, patch, client.FieldOwner(pipeline.ManagerWorkGenerator)); err != nil {
-			return ctrl.Result{}, fmt.Errorf("failed to add the finalizer: %w", err)
-		}
+	s := &scope{status: statusInput{binding: b}, log: lg}
+	if err := pipeline.RunPhases(ctx, s, nil,
+		pipeline.Phase[scope]{Name: "add the finalizer", Run: r.addFinalizer},
+		pipeline.Phase[scope]{Name: "render the resources", Run: r.renderWork},
+		pipeline.Phase[scope]{Name: "write the Work", Run: r.writeWork},
+		pipeline.Phase[scope]{Name: "load the member cluster", Run: r.loadMember},
+		pipeline.Phase[scope]{Name: "write the binding status", Run: r.writeStatus},
+	); err != nil {
+		return ctrl.Result{}, err
 	}
-	gen := b.GetGeneration()
-	own := pipeline.OwnConditions(b.GetBindingStatus().Conditions, ownedConditions...)
-	want := pipeline.BindingStatus{OwnsPlacementLists: true}
-	work, out, err := r.syncWork(ctx, b)
-	var content *contentError
+	// Retried with backoff; the condition says why meanwhile.
+	return ctrl.Result{}, s.plan.retry
+}
+
+// scope carries what the phases of one reconcile learn.
+type scope struct {
+	log logr.Logger
+	// status is what planStatus decides from: the binding, then the rendered
+	// overrides, the Work or the failure to write it, the member's connection.
+	status statusInput
+	// work is what the Work gets (set by renderWork).
+	work workSpec
+	// plan is the binding's status (set by writeStatus).
+	plan statusPlan
+}
+
+// addFinalizer makes the binding wait for its Work's removal (the work
+// generator is the only writer of a binding's finalizers).
+func (r *Reconciler) addFinalizer(ctx context.Context, s *scope) error {
+	b := s.status.binding
+	if controllerutil.ContainsFinalizer(b, placementv1beta1.WorkCleanupFinalizer) {
+		return nil
+	}
+	patch := client.MergeFrom(b.DeepCopyObject().(client.Object))
+	controllerutil.AddFinalizer(b, placementv1beta1.WorkCleanupFinalizer)
+	return r.Client.Patch(ctx, b, patch, client.FieldOwner(pipeline.ManagerWorkGenerator))
+}
+
+// renderWork loads what the binding's Work holds: the snapshot's resources of
+// the binding's scheduling group, envelopes unwrapped and the binding's
+// overrides applied for its cluster. A failure is the status's (planStatus), not
+// the phase's.
+func (r *Reconciler) renderWork(ctx context.Context, s *scope) error {
+	b := s.status.binding
+	spec, key := b.GetBindingSpec(), placementOf(b)
+	s.status.err = func() error {
+		master, err := pipeline.GetResourceSnapshot(ctx, r.Client, key, spec.ResourceSnapshotName)
+		if err != nil {
+			return fmt.Errorf("failed to get resource snapshot %s: %w", spec.ResourceSnapshotName, err)
+		}
+		set, err := pipeline.ResourceSnapshotSetOf(ctx, r.Client, master)
+		if err != nil {
+			return err
+		}
+		selected := set.Resources()
+		manifests := make([]placementv1beta1.Manifest, 0, len(selected))
+		for _, c := range selected {
+			manifests = append(manifests, placementv1beta1.Manifest{RawExtension: *c.RawExtension.DeepCopy()})
+		}
+		crp, err := pipeline.GetPlacement(ctx, r.Client, key)
+		if err != nil {
+			return fmt.Errorf("failed to get placement %s: %w", key, err)
+		}
+		// Kratix scheduling groups: each group's objects go in a Work of their own.
+		dyn, err := schedulinggroup.Selectors(crp)
+		if err != nil {
+			return err
+		}
+		manifests = schedulinggroup.Filter(manifests, schedulinggroup.Of(b.GetLabels()), schedulinggroup.OwnGroups(dyn))
+		out, err := r.render(ctx, b, manifests)
+		if err != nil {
+			return err
+		}
+		s.work = workSpec{binding: b, placement: crp, manifests: out.manifests}
+		s.status.overrides = out.applied
+		return nil
+	}()
+	return nil
+}
+
+// writeWork creates or updates the binding's Work in its member's namespace
+// (fillWork), under the work generator's field manager.
+func (r *Reconciler) writeWork(ctx context.Context, s *scope) error {
+	if s.status.err != nil {
+		return nil
+	}
+	b := s.status.binding
+	ns := clusterv1beta1.MemberNamespace(b.GetBindingSpec().TargetCluster)
+	work := &placementv1beta1.Work{ObjectMeta: metav1.ObjectMeta{Name: workName(b), Namespace: ns}}
+	_, err := controllerutil.CreateOrPatch(ctx, client.WithFieldOwner(r.Client, pipeline.ManagerWorkGenerator), work, func() error {
+		return fillWork(work, s.work, r.Scheme)
+	})
 	switch {
-	case errors.As(err, &content):
-		// Nothing new goes to the cluster: the Work keeps its previous spec.
-		if prev := conditions.Get(b.GetBindingStatus().Conditions, placementv1beta1.ConditionOverridden); r.Recorder != nil &&
-			(prev == nil || prev.Status != metav1.ConditionFalse || prev.Message != content.Error()) {
-			if crp, err := pipeline.GetPlacement(ctx, r.Client, placementOf(b)); err == nil {
-				r.Recorder.Eventf(crp, nil, corev1.EventTypeWarning, content.overriddenReason, "Override",
-					"nothing new is sent to member %s: %v", spec.TargetCluster, content)
-			}
-		}
-		conditions.Set(&own, placementv1beta1.ConditionOverridden, metav1.ConditionFalse,
-			content.overriddenReason, content.Error(), gen)
-		conditions.Set(&own, placementv1beta1.ConditionWorkSynchronized, metav1.ConditionFalse, content.reason,
-			fmt.Sprintf("nothing new is sent to member %s: %v", spec.TargetCluster, content), gen)
-		keepPlacementLists(&want, b)
-		lg.Info("not sending resources", "reason", content.reason, "error", content.Error())
-		err = nil
+	case apierrors.IsNotFound(err):
+		s.status.err = fmt.Errorf("namespace %s does not exist: has member %s joined?", ns, b.GetBindingSpec().TargetCluster)
 	case err != nil:
-		conditions.Set(&own, placementv1beta1.ConditionWorkSynchronized, metav1.ConditionFalse,
-			placementv1beta1.ReasonWorkNotSynchronized, err.Error(), gen)
-		keepPlacementLists(&want, b)
+		s.status.err = fmt.Errorf("failed to write Work %s/%s: %w", ns, work.Name, err)
 	default:
-		if len(out.applied) > 0 {
-			conditions.Set(&own, placementv1beta1.ConditionOverridden, metav1.ConditionTrue,
-				placementv1beta1.ReasonOverridden, overriddenMessage(out.applied), gen)
-		} else {
-			conditions.Set(&own, placementv1beta1.ConditionOverridden, metav1.ConditionTrue,
-				placementv1beta1.ReasonNoOverrideSpecified, "no override applies", gen)
+		s.status.work = work
+	}
+	return nil
+}
+
+// loadMember reads the member's AgentConnected condition: while its agent is
+// away, what it last reported may no longer hold.
+func (r *Reconciler) loadMember(ctx context.Context, s *scope) error {
+	if s.status.err != nil {
+		return nil
+	}
+	mc := &clusterv1beta1.MemberCluster{}
+	err := r.Client.Get(ctx, types.NamespacedName{Name: s.status.binding.GetBindingSpec().TargetCluster}, mc)
+	switch {
+	case err == nil:
+		s.status.connected = conditions.Get(mc.Status.Conditions, clusterv1beta1.ConditionAgentConnected)
+	case !apierrors.IsNotFound(err):
+		return fmt.Errorf("failed to get member cluster %s: %w", mc.Name, err)
+	}
+	return nil
+}
+
+// writeStatus writes the binding's status as planStatus decides, and announces
+// content that newly stops resources from reaching the cluster.
+func (r *Reconciler) writeStatus(ctx context.Context, s *scope) error {
+	b := s.status.binding
+	s.plan = planStatus(s.status)
+	if s.plan.warning != "" && r.Recorder != nil {
+		if crp, err := pipeline.GetPlacement(ctx, r.Client, placementOf(b)); err == nil {
+			r.Recorder.Eventf(crp, nil, corev1.EventTypeWarning, s.plan.warningReason, "Override", "%s", s.plan.warning)
 		}
-		conditions.Set(&own, placementv1beta1.ConditionWorkSynchronized, metav1.ConditionTrue,
-			placementv1beta1.ReasonWorkSynchronized, fmt.Sprintf("Work %s/%s holds snapshot %s", work.Namespace, work.Name, spec.ResourceSnapshotName), gen)
-		want.FailedPlacements = copyWorkStatus(&own, b, work)
-		copyAgentReports(&own, &want, b, work)
-		mc := &clusterv1beta1.MemberCluster{}
-		if err := r.Client.Get(ctx, types.NamespacedName{Name: spec.TargetCluster}, mc); err == nil {
-			markDisconnected(&own, spec.TargetCluster, conditions.Get(mc.Status.Conditions, clusterv1beta1.ConditionAgentConnected), gen)
-		} else if !apierrors.IsNotFound(err) {
-			return ctrl.Result{}, fmt.Errorf("failed to get member cluster %s: %w", spec.TargetCluster, err)
-		}
 	}
-	want.Conditions = own
-	if uerr := pipeline.ApplyBindingStatus(ctx, r.Client, b, pipeline.ManagerWorkGenerator, ownedConditions, want); uerr != nil {
-		return ctrl.Result{}, uerr
+	var content *contentError
+	if errors.As(s.status.err, &content) {
+		s.log.Info("not sending resources", "reason", content.reason, "error", content.Error())
 	}
-	if err != nil {
-		// Retried with backoff; the condition says why meanwhile.
-		return ctrl.Result{}, fmt.Errorf("work not synchronised: %w", err)
-	}
-	return ctrl.Result{}, nil
+	w := pipeline.BindingWriter{Client: r.Client, Manager: pipeline.ManagerWorkGenerator, Conditions: ownedConditions}
+	return w.ApplyStatus(ctx, b, s.plan.status)
 }
 
 // keepPlacementLists keeps the lists the binding reports while its Work cannot
@@ -190,80 +264,6 @@ func keepPlacementLists(want *pipeline.BindingStatus, b placementv1beta1.Binding
 	st := b.GetBindingStatus()
 	want.FailedPlacements, want.DiffedPlacements = st.FailedPlacements, st.DiffedPlacements
 	want.DriftedPlacements, want.Feedback = st.DriftedPlacements, st.Feedback
-}
-
-// syncWork creates or updates the Work for a Bound binding: the snapshot's
-// resources of the binding's scheduling group, envelopes unwrapped and the
-// binding's overrides applied for its cluster.
-func (r *Reconciler) syncWork(ctx context.Context, b placementv1beta1.BindingObj) (*placementv1beta1.Work, *rendered, error) {
-	spec := b.GetBindingSpec()
-	key := placementOf(b)
-	master, err := pipeline.GetResourceSnapshot(ctx, r.Client, key, spec.ResourceSnapshotName)
-	if err != nil {
-		return nil, nil, fmt.Errorf("failed to get resource snapshot %s: %w", spec.ResourceSnapshotName, err)
-	}
-	set, err := pipeline.ResourceSnapshotSetOf(ctx, r.Client, master)
-	if err != nil {
-		return nil, nil, err
-	}
-	ns := clusterv1beta1.MemberNamespace(spec.TargetCluster)
-	selected := set.Resources()
-	manifests := make([]placementv1beta1.Manifest, 0, len(selected))
-	for _, c := range selected {
-		manifests = append(manifests, placementv1beta1.Manifest{RawExtension: *c.RawExtension.DeepCopy()})
-	}
-	crp, err := pipeline.GetPlacement(ctx, r.Client, key)
-	if err != nil {
-		return nil, nil, fmt.Errorf("failed to get placement %s: %w", key, err)
-	}
-	// Kratix scheduling groups: each group's objects go in a Work of their own.
-	dyn, err := schedulinggroup.Selectors(crp)
-	if err != nil {
-		return nil, nil, err
-	}
-	group := schedulinggroup.Of(b.GetLabels())
-	manifests = schedulinggroup.Filter(manifests, group, schedulinggroup.OwnGroups(dyn))
-	out, err := r.render(ctx, b, manifests)
-	if err != nil {
-		return nil, nil, err
-	}
-	work := &placementv1beta1.Work{ObjectMeta: metav1.ObjectMeta{Name: workName(b), Namespace: ns}}
-	_, err = controllerutil.CreateOrPatch(ctx, r.Client, work, func() error {
-		if work.Labels == nil {
-			work.Labels = map[string]string{}
-		}
-		if !work.CreationTimestamp.IsZero() {
-			if owner, ok := pipeline.OwnerKey(work); ok && owner != key {
-				return fmt.Errorf("the Work %s/%s belongs to %s %s", ns, work.Name, owner.Kind(), owner)
-			}
-		}
-		for k, v := range key.Labels() {
-			work.Labels[k] = v
-		}
-		work.Labels[placementv1beta1.LabelParentBinding] = b.GetName()
-		if group != "" {
-			work.Labels[schedulinggroup.LabelGroup] = group
-		}
-		// The member removes the Work's objects before the hub lets the Work go
-		// (the tunnel server drops the finalizer on the agent's confirmation).
-		controllerutil.AddFinalizer(work, placementv1beta1.AppliedResourcesCleanupFinalizer)
-		work.Spec.Workload.Manifests = out.manifests
-		work.Spec.ApplyStrategy = spec.ApplyStrategy.DeepCopy()
-		setAgentSpec(work, crp)
-		if b.GetNamespace() != "" {
-			// A ResourceBinding cannot own an object in another namespace; its
-			// labels name it instead (see ownsWork).
-			return nil
-		}
-		return controllerutil.SetControllerReference(b, work, r.Scheme)
-	})
-	if apierrors.IsNotFound(err) {
-		return nil, nil, fmt.Errorf("namespace %s does not exist: has member %s joined?", ns, spec.TargetCluster)
-	}
-	if err != nil {
-		return nil, nil, fmt.Errorf("failed to write Work %s/%s: %w", ns, work.Name, err)
-	}
-	return work, out, nil
 }
 
 // copyWorkStatus sets in own the agent's Applied and Available conditions of the
