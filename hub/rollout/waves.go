@@ -127,10 +127,14 @@ func scaled(v *intstr.IntOrString, target int, roundUp bool) int {
 
 // SelectWave decides which bindings may move now, KubeFleet's rolling update:
 //
-//   - At least Target-MaxUnavailable clusters must stay Ready. Updating or
-//     removing a Ready binding takes one from that budget; a binding that is not
-//     Ready (failed, still becoming available, cluster down) may be updated or
-//     removed at any time, because moving it makes nothing less available.
+//   - At least Target-MaxUnavailable clusters must stay Ready, Target counting
+//     only clusters that are there: the bindings that are active or hold
+//     resources (a PickN placement the fleet cannot fill, or a PickFixed one
+//     naming a cluster that does not exist, would otherwise never roll out).
+//     Updating or removing a Ready binding takes one from that budget; a binding
+//     that is not Ready (failed, still becoming available, cluster down) may be
+//     updated or removed at any time, because moving it makes nothing less
+//     available.
 //   - At most Target+MaxSurge clusters may hold resources. Binding a newly
 //     scheduled cluster takes one from that budget; removals free room first.
 //   - Unscheduled bindings that never held resources are removed at once.
@@ -150,9 +154,12 @@ func SelectWave(in Input) Plan {
 		}
 		return bs[i].Cluster < bs[j].Cluster
 	})
-	ready, occupied := 0, 0
+	ready, occupied, present := 0, 0, 0
 	var unavailable []string
 	for _, b := range bs {
+		if b.HasResources || b.State != placementv1beta1.BindingStateUnscheduled {
+			present++
+		}
 		if !b.HasResources {
 			continue
 		}
@@ -164,7 +171,7 @@ func SelectWave(in Input) Plan {
 		}
 	}
 	sort.Strings(unavailable)
-	minAvailable := max(in.Target-in.MaxUnavailable, 0)
+	minAvailable := max(min(in.Target, present)-in.MaxUnavailable, 0)
 	canTakeDown := ready - minAvailable
 	holdDown := func() string {
 		if len(unavailable) > 0 {

@@ -159,9 +159,24 @@ func TestSelectWave(t *testing.T) {
 			want: map[string]Action{"a": hold, "b": hold, "c": hold, "d": bind},
 		},
 		{
-			name: "fewer available clusters than the target allows no update, without blaming anyone",
+			name: "a target the fleet cannot fill still rolls out, maxUnavailable counting the clusters that are there",
 			in:   Input{Target: 3, MaxUnavailable: 1, Bindings: []Binding{oldReady("a"), oldReady("b")}},
-			want: map[string]Action{"a": hold, "b": hold},
+			want: map[string]Action{"a": update, "b": hold},
+		},
+		{
+			name: "fewer available clusters than the target allows no update while a replacement is coming, without blaming anyone",
+			in:   Input{Target: 3, MaxUnavailable: 1, MaxSurge: 0, Bindings: []Binding{oldReady("a"), oldReady("b"), scheduled("c")}},
+			want: map[string]Action{"a": hold, "b": hold, "c": bind},
+		},
+		{
+			name: "the only cluster left, unscheduled with no replacement, is removed",
+			in:   Input{Target: 2, MaxUnavailable: 1, Bindings: []Binding{unscheduledReady("a")}},
+			want: map[string]Action{"a": remove},
+		},
+		{
+			name: "an unscheduled cluster stays until its replacement is available",
+			in:   Input{Target: 2, MaxUnavailable: 1, Bindings: []Binding{unscheduledReady("a"), scheduled("c")}},
+			want: map[string]Action{"a": hold, "c": bind},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
