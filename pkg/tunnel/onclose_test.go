@@ -27,12 +27,13 @@ import (
 
 func TestOnTunnelContextEndsWhenTheAgentCloses(t *testing.T) {
 	pki := testpki.New()
-	ended := make(chan struct{})
+	started, ended := make(chan struct{}), make(chan struct{})
 	addr, stop := startServer(t, &Server{
 		TLSConfig: pki.ServerTLSConfig(),
 		Tunnel:    ServerOptions{YamuxConfig: quietYamux()},
 		Logger:    testr.NewWithOptions(t, testr.Options{Verbosity: 2}),
 		OnTunnel: func(ctx context.Context, s *ServerSession) {
+			close(started)
 			<-ctx.Done()
 			close(ended)
 		},
@@ -42,6 +43,10 @@ func TestOnTunnelContextEndsWhenTheAgentCloses(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Dial: %v", err)
 	}
+	// Close once the hub holds the session: an agent that hangs up while the
+	// hub is still writing HelloAck ends the handshake, not an established
+	// session, and OnTunnel is never called.
+	waitClosed(t, started, "OnTunnel")
 	s.Close()
 	waitClosed(t, ended, "OnTunnel's context")
 }
