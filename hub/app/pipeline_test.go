@@ -37,6 +37,7 @@ import (
 
 	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+	"github.com/flotilla-io/flotilla/hub/pipeline"
 	"github.com/flotilla-io/flotilla/hub/schedulinggroup"
 	"github.com/flotilla-io/flotilla/pkg/conditions"
 	"github.com/flotilla-io/flotilla/pkg/testenv"
@@ -229,6 +230,8 @@ func TestSchedulingGroupGoesWhereItsOwnSelectorsSay(t *testing.T) {
 	if err := c.Create(ctx, crp); err != nil {
 		t.Fatal(err)
 	}
+	// The database group's Work carries a hash (pipeline.PlacementKey.WorkName).
+	dbWork := pipeline.PlacementKey{Name: "grp"}.WorkName("database")
 	manifestNames := func(member, work string) func() error {
 		return func() error {
 			w := &placementv1beta1.Work{}
@@ -244,7 +247,7 @@ func TestSchedulingGroupGoesWhereItsOwnSelectorsSay(t *testing.T) {
 				names = append(names, u["kind"].(string)+"/"+u["metadata"].(map[string]any)["name"].(string))
 			}
 			sort.Strings(names)
-			want := map[string]string{"grp-work": "ConfigMap/plain,Namespace/grp", "grp-database-work": "ConfigMap/db-config,Namespace/grp"}[work]
+			want := map[string]string{"grp-work": "ConfigMap/plain,Namespace/grp", dbWork: "ConfigMap/db-config,Namespace/grp"}[work]
 			if strings.Join(names, ",") != want {
 				return fmt.Errorf("%s on %s holds %v, want %s", work, member, names, want)
 			}
@@ -252,8 +255,8 @@ func TestSchedulingGroupGoesWhereItsOwnSelectorsSay(t *testing.T) {
 		}
 	}
 	testenv.Eventually(t, 30*time.Second, manifestNames("gamma", "grp-work"))
-	testenv.Eventually(t, 30*time.Second, manifestNames("delta", "grp-database-work"))
-	for member, work := range map[string]string{"gamma": "grp-database-work", "delta": "grp-work"} {
+	testenv.Eventually(t, 30*time.Second, manifestNames("delta", dbWork))
+	for member, work := range map[string]string{"gamma": dbWork, "delta": "grp-work"} {
 		if err := c.Get(ctx, types.NamespacedName{Namespace: clusterv1beta1.MemberNamespace(member), Name: work}, &placementv1beta1.Work{}); err == nil {
 			t.Errorf("%s got %s", member, work)
 		}

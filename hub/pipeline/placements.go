@@ -22,6 +22,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"sort"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -120,25 +121,65 @@ func (k PlacementKey) listOptions(extra map[string]string) []client.ListOption {
 }
 
 // WorkName is the name of the placement's Work (of a scheduling group, or ""
-// for its own resources) in a member's namespace. A ClusterResourcePlacement's is
-// <name>-work (<name>-<group>-work); a ResourcePlacement's adds its namespace and
-// a hash of both, so that a ClusterResourcePlacement and ResourcePlacements of
-// the same name in other namespaces never share a Work.
+// for its own resources) in a member's namespace, unique to the placement and
+// group and at most 253 characters:
+//
+//   - a ClusterResourcePlacement's own Work is <name>-work when that fits;
+//   - a scheduling group's Work, a ResourcePlacement's Work, and a name too long
+//     for the short form carry a hash of the placement and group:
+//     [<namespace>.]<name>[.<group>]-<8 hex>-work, the readable part trimmed to
+//     fit (and the group to the characters a name may hold). So web's group db
+//     and a placement named web-db, or a ClusterResourcePlacement and a
+//     ResourcePlacement of the same name, never share a Work.
+//
+// Hubs before this scheme named a group's Work <name>-<group>-work
+// (LegacyWorkName); the work generator keeps using such a Work when it finds
+// one its binding owns.
 func (k PlacementKey) WorkName(group string) string {
-	base := k.Name
+	const suffix = "-work"
+	if !k.Namespaced() && group == "" && len(k.Name) <= 253-len(suffix) {
+		return k.Name + suffix
+	}
+	kind := "ClusterResourcePlacement/"
+	if k.Namespaced() {
+		kind = "ResourcePlacement/" + k.Namespace + "/"
+	}
+	sum := sha256.Sum256([]byte(kind + k.Name + "/" + group))
+	prefix := k.Name
+	if k.Namespaced() {
+		prefix = k.Namespace + "." + prefix
+	}
 	if group != "" {
-		base += "-" + group
+		prefix += "-" + nameChars(group)
 	}
-	if !k.Namespaced() {
-		return base + "-work"
+	// Keep the hash and the suffix.
+	if max := 253 - len("-12345678"+suffix); len(prefix) > max {
+		prefix = strings.TrimRight(prefix[:max], ".-")
 	}
-	sum := sha256.Sum256([]byte("ResourcePlacement/" + k.Namespace + "/" + k.Name + "/" + group))
-	prefix := k.Namespace + "." + base
-	// A Work's name is at most 253 characters: keep the hash and the suffix.
-	if max := 253 - len("-12345678-work"); len(prefix) > max {
-		prefix = prefix[:max]
+	return prefix + "-" + hex.EncodeToString(sum[:4]) + suffix
+}
+
+// LegacyWorkName is the name older hubs gave a ClusterResourcePlacement's Work
+// of a scheduling group (<name>-<group>-work); "" where it is WorkName's.
+func (k PlacementKey) LegacyWorkName(group string) string {
+	if k.Namespaced() || group == "" {
+		return ""
 	}
-	return prefix + "-" + hex.EncodeToString(sum[:4]) + "-work"
+	return k.Name + "-" + group + "-work"
+}
+
+// nameChars keeps the characters of s a DNS subdomain name may hold, in lower
+// case.
+func nameChars(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '-', r == '.':
+			return r
+		case r >= 'A' && r <= 'Z':
+			return r + ('a' - 'A')
+		}
+		return -1
+	}, s)
 }
 
 // NewPlacement returns an empty placement object of the key's kind, with its

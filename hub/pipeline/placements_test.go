@@ -17,11 +17,13 @@ limitations under the License.
 package pipeline
 
 import (
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
 )
@@ -35,6 +37,8 @@ func TestWorkNamesNeverCollideAcrossScopes(t *testing.T) {
 		{Name: "team-a.web"},
 		{Namespace: "team-a", Name: "web-x"},
 		{Namespace: "team-a-web", Name: "x"},
+		// web's group g was web-g-work, which is also web-g's Work.
+		{Name: "web-g"},
 	}
 	seen := map[string]PlacementKey{}
 	for _, k := range keys {
@@ -49,9 +53,32 @@ func TestWorkNamesNeverCollideAcrossScopes(t *testing.T) {
 	if got := (PlacementKey{Name: "web"}).WorkName(""); got != "web-work" {
 		t.Errorf("a ClusterResourcePlacement's Work name changed: %s", got)
 	}
-	long := PlacementKey{Namespace: "n", Name: string(make([]byte, 300))}
-	if n := len(long.WorkName("")); n > 253 {
-		t.Errorf("a Work name is %d characters long, more than 253", n)
+	for _, k := range []PlacementKey{{Namespace: "n", Name: strings.Repeat("a", 300)}, {Name: strings.Repeat("b", 250)}} {
+		for _, group := range []string{"", strings.Repeat("G_", 40)} {
+			name := k.WorkName(group)
+			if len(name) > 253 {
+				t.Errorf("a Work name is %d characters long, more than 253", len(name))
+			}
+			if errs := validation.IsDNS1123Subdomain(name); len(errs) > 0 {
+				t.Errorf("Work name %q is not a valid object name: %v", name, errs)
+			}
+		}
+	}
+}
+
+func TestLegacyWorkNameIsWhatOlderHubsWrote(t *testing.T) {
+	for _, tc := range []struct {
+		key   PlacementKey
+		group string
+		want  string
+	}{
+		{PlacementKey{Name: "web"}, "db", "web-db-work"},
+		{PlacementKey{Name: "web"}, "", ""},
+		{PlacementKey{Namespace: "team", Name: "web"}, "db", ""},
+	} {
+		if got := tc.key.LegacyWorkName(tc.group); got != tc.want {
+			t.Errorf("LegacyWorkName(%s, %q) = %q, want %q", tc.key, tc.group, got, tc.want)
+		}
 	}
 }
 

@@ -92,6 +92,34 @@ func workName(b placementv1beta1.BindingObj) string {
 	return placementOf(b).WorkName(schedulinggroup.Of(b.GetLabels()))
 }
 
+// workNames are the names the binding's Work may have: workName, then the name
+// an older hub gave it (pipeline.PlacementKey.LegacyWorkName), if another.
+func workNames(b placementv1beta1.BindingObj) []string {
+	names := []string{workName(b)}
+	if legacy := placementOf(b).LegacyWorkName(schedulinggroup.Of(b.GetLabels())); legacy != "" && legacy != names[0] {
+		names = append(names, legacy)
+	}
+	return names
+}
+
+// existingWorkName returns the name of the binding's Work: the legacy name while
+// a Work of that name, which the binding owns, exists; else workName.
+func (r *Reconciler) existingWorkName(ctx context.Context, b placementv1beta1.BindingObj) (string, error) {
+	names := workNames(b)
+	ns := clusterv1beta1.MemberNamespace(b.GetBindingSpec().TargetCluster)
+	for _, name := range names[1:] {
+		w := &placementv1beta1.Work{}
+		err := r.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, w)
+		switch {
+		case err == nil && ownsWork(w, b):
+			return name, nil
+		case err != nil && !apierrors.IsNotFound(err):
+			return "", fmt.Errorf("failed to get Work %s/%s: %w", ns, name, err)
+		}
+	}
+	return names[0], nil
+}
+
 // ownsWork reports whether a Work is the binding's: controlled by a
 // ClusterResourceBinding, or labelled with a ResourceBinding's name and
 // namespace.
@@ -208,8 +236,13 @@ func (r *Reconciler) writeWork(ctx context.Context, s *scope) error {
 	}
 	b := s.status.binding
 	ns := clusterv1beta1.MemberNamespace(b.GetBindingSpec().TargetCluster)
-	work := &placementv1beta1.Work{ObjectMeta: metav1.ObjectMeta{Name: workName(b), Namespace: ns}}
-	_, err := controllerutil.CreateOrPatch(ctx, client.WithFieldOwner(r.Client, pipeline.ManagerWorkGenerator), work, func() error {
+	name, err := r.existingWorkName(ctx, b)
+	if err != nil {
+		s.status.err = err
+		return nil
+	}
+	work := &placementv1beta1.Work{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}}
+	_, err = controllerutil.CreateOrPatch(ctx, client.WithFieldOwner(r.Client, pipeline.ManagerWorkGenerator), work, func() error {
 		return fillWork(work, s.work, r.Scheme)
 	})
 	switch {
@@ -334,20 +367,22 @@ func (r *Reconciler) reconcileRemoval(ctx context.Context, lg logr.Logger, b pla
 	if !controllerutil.ContainsFinalizer(b, placementv1beta1.WorkCleanupFinalizer) {
 		return nil
 	}
-	work := &placementv1beta1.Work{}
-	key := types.NamespacedName{Namespace: clusterv1beta1.MemberNamespace(b.GetBindingSpec().TargetCluster), Name: workName(b)}
-	err := r.Client.Get(ctx, key, work)
-	switch {
-	case err == nil && ownsWork(work, b):
-		if work.DeletionTimestamp.IsZero() {
-			if err := client.IgnoreNotFound(r.Client.Delete(ctx, work)); err != nil {
-				return fmt.Errorf("failed to delete Work %s: %w", key, err)
+	for _, name := range workNames(b) {
+		work := &placementv1beta1.Work{}
+		key := types.NamespacedName{Namespace: clusterv1beta1.MemberNamespace(b.GetBindingSpec().TargetCluster), Name: name}
+		err := r.Client.Get(ctx, key, work)
+		switch {
+		case err == nil && ownsWork(work, b):
+			if work.DeletionTimestamp.IsZero() {
+				if err := client.IgnoreNotFound(r.Client.Delete(ctx, work)); err != nil {
+					return fmt.Errorf("failed to delete Work %s: %w", key, err)
+				}
+				lg.Info("deleted work", "work", key.String())
 			}
-			lg.Info("deleted work", "work", key.String())
+			return nil
+		case err != nil && !apierrors.IsNotFound(err):
+			return fmt.Errorf("failed to get Work %s: %w", key, err)
 		}
-		return nil
-	case err != nil && !apierrors.IsNotFound(err):
-		return fmt.Errorf("failed to get Work %s: %w", key, err)
 	}
 	patch := client.MergeFrom(b.DeepCopyObject().(client.Object))
 	controllerutil.RemoveFinalizer(b, placementv1beta1.WorkCleanupFinalizer)
