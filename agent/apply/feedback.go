@@ -32,9 +32,11 @@ import (
 type feedbackRules map[schema.GroupKind][]feedbackPath
 
 // feedbackPath is one JSONPath rule; parser is nil and err set when it does not
-// parse.
+// parse. version, when not empty, is the only API version of the kind the rule
+// reads (the rule's version).
 type feedbackPath struct {
-	name   string
+	version string
+	name    string
 	parser *jsonpath.JSONPath
 	err    error
 }
@@ -48,7 +50,9 @@ func parseFeedback(rules []placementv1beta1.StatusFeedbackRule) feedbackRules {
 	for _, r := range rules {
 		gk := schema.GroupKind{Group: r.Group, Kind: r.Kind}
 		for _, p := range r.JSONPaths {
-			out[gk] = append(out[gk], parseJSONPath(p))
+			fp := parseJSONPath(p)
+			fp.version = r.Version
+			out[gk] = append(out[gk], fp)
 		}
 	}
 	return out
@@ -84,12 +88,12 @@ func relaxed(path string) string {
 // values returns the feedback values of an object on the member; nil if no rule
 // asks about its kind.
 func (f feedbackRules) values(obj *unstructured.Unstructured) []placementv1beta1.FeedbackValue {
-	paths := f[obj.GroupVersionKind().GroupKind()]
-	if len(paths) == 0 {
-		return nil
-	}
-	out := make([]placementv1beta1.FeedbackValue, 0, len(paths))
-	for _, p := range paths {
+	gvk := obj.GroupVersionKind()
+	var out []placementv1beta1.FeedbackValue
+	for _, p := range f[gvk.GroupKind()] {
+		if p.version != "" && p.version != gvk.Version {
+			continue
+		}
 		v := placementv1beta1.FeedbackValue{Name: p.name}
 		if p.err != nil {
 			v.Error = truncate(p.err.Error(), maxMessage)

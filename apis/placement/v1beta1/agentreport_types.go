@@ -48,11 +48,13 @@ type StatusFeedbackRule struct {
 	// +optional
 	Group string `json:"group,omitempty"`
 
-	// Version is the API version of the kind, such as v1.
-	// +kubebuilder:validation:MinLength=1
+	// Version, when set, is the only API version of the kind the rule reads,
+	// such as v1: the rule applies to the objects the placement applies at that
+	// version (the paths are written for one version's schema). Empty: every
+	// version of the kind.
 	// +kubebuilder:validation:MaxLength=63
-	// +required
-	Version string `json:"version"`
+	// +optional
+	Version string `json:"version,omitempty"`
 
 	// Kind is the kind, such as Deployment.
 	// +kubebuilder:validation:MinLength=1
