@@ -95,7 +95,7 @@ func TestPlacementVerdicts(t *testing.T) {
 		want: Verdict{Ready: F, Stalled: true, Reason: placementv1beta1.ReasonInvalidResourceSelectors, Message: "ClusterResourcePlacementScheduled is False: unknown kind"},
 	}, {
 		name: "a placement with objects left out for an earlier placement is stalled",
-		p: crp(append(rolledOut(), cond(placementv1beta1.ConditionConflicted, T, placementv1beta1.ReasonSelectedByEarlierPlacement, "ConfigMap a/b"))...),
+		p:    crp(append(rolledOut(), cond(placementv1beta1.ConditionConflicted, T, placementv1beta1.ReasonSelectedByEarlierPlacement, "ConfigMap a/b"))...),
 		want: Verdict{Ready: F, Stalled: true, Reason: placementv1beta1.ReasonSelectedByEarlierPlacement, Message: "ClusterResourcePlacementConflicted is True: ConfigMap a/b"},
 	}, {
 		name: "a scheduled placement without bindings yet is unknown and reconciling",
@@ -145,7 +145,7 @@ func TestPlacementVerdicts(t *testing.T) {
 		want: Verdict{Ready: T, Reason: placementv1beta1.ReasonAvailable, Message: "ClusterResourcePlacementAvailable is True: all 1 clusters"},
 	}, {
 		name: "a ReportDiff placement is ready once the diff is reported",
-		p: crp(append(rolledOut()[:4], cond(placementv1beta1.ConditionDiffReported, T, placementv1beta1.ReasonDiffReported, "all 1 clusters"))...),
+		p:    crp(append(rolledOut()[:4], cond(placementv1beta1.ConditionDiffReported, T, placementv1beta1.ReasonDiffReported, "all 1 clusters"))...),
 		want: Verdict{Ready: T, Reason: placementv1beta1.ReasonDiffReported, Message: "ClusterResourcePlacementDiffReported is True: all 1 clusters"},
 	}, {
 		name: "a ResourcePlacement reads its own condition types",
