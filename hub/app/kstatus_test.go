@@ -128,6 +128,8 @@ var (
 	crpGVK      = placementv1beta1.GroupVersion.WithKind("ClusterResourcePlacement")
 	runGVK      = placementv1beta1.GroupVersion.WithKind("ClusterStagedUpdateRun")
 	roGVK       = placementv1beta1.GroupVersion.WithKind("ResourceOverride")
+	croGVK      = placementv1beta1.GroupVersion.WithKind("ClusterResourceOverride")
+	ksIdle      = types.NamespacedName{Name: "ks-idle"}
 	memberGVK   = clusterv1beta1.GroupVersion.WithKind("MemberCluster")
 	ksMember    = types.NamespacedName{Name: "ks-1"}
 	ksApp       = types.NamespacedName{Name: "ks-app"}
@@ -153,6 +155,14 @@ func TestKstatusFollowsPlacementsRunsOverridesAndMembers(t *testing.T) {
 	testenv.Create(t, c, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ks-app", Name: "settings"}, Data: map[string]string{"color": "blue"}})
 	testenv.Create(t, c, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "ks-staged"}})
 	testenv.Create(t, c, fixedPlacement("ks-app", "ks-app", "ks-1"))
+	// An override of a namespace no placement selects.
+	testenv.Create(t, c, &placementv1beta1.ClusterResourceOverride{
+		ObjectMeta: metav1.ObjectMeta{Name: ksIdle.Name},
+		Spec: placementv1beta1.ClusterResourceOverrideSpec{
+			ClusterResourceSelectors: []placementv1beta1.OverrideResourceSelector{{Version: "v1", Kind: "Namespace", Name: "ks-idle"}},
+			Policy: &placementv1beta1.OverridePolicy{OverrideRules: []placementv1beta1.OverrideRule{{OverrideType: placementv1beta1.DeleteOverrideType}}},
+		},
+	})
 
 	type want struct {
 		gvk    schema.GroupVersionKind
@@ -170,9 +180,10 @@ func TestKstatusFollowsPlacementsRunsOverridesAndMembers(t *testing.T) {
 		want: []want{
 			{crpGVK, ksApp, status.InProgressStatus, "generation is 1, but latest observed generation is 0"},
 			{memberGVK, ksMember, status.InProgressStatus, "latest observed generation is 0"},
+			{croGVK, ksIdle, status.InProgressStatus, "latest observed generation is 0"},
 		},
 	}, {
-		moment: "the hub runs: a joined, connected, healthy member is current; a placement whose Work the agent has not applied is in progress",
+		moment: "the hub runs: a joined, connected, healthy member is current; so is an override once snapshotted; a placement whose Work the agent has not applied is in progress",
 		do: func(t *testing.T) {
 			startHub(t)
 			env.StartManager(t, func(mgr ctrl.Manager) error {
@@ -182,6 +193,7 @@ func TestKstatusFollowsPlacementsRunsOverridesAndMembers(t *testing.T) {
 		},
 		want: []want{
 			{memberGVK, ksMember, status.CurrentStatus, ""},
+			{croGVK, ksIdle, status.CurrentStatus, ""},
 			{crpGVK, ksApp, status.InProgressStatus, placementv1beta1.ReasonApplyPending},
 		},
 	}, {
@@ -210,7 +222,7 @@ func TestKstatusFollowsPlacementsRunsOverridesAndMembers(t *testing.T) {
 		do:     func(t *testing.T) { agents.set("ks-1", agentAvailable) },
 		want:   []want{{crpGVK, ksApp, status.CurrentStatus, ""}},
 	}, {
-		moment: "an override is current as it is created; one whose patch does not fit fails the placement, not itself",
+		moment: "an override is current once snapshotted; one whose patch does not fit fails the placement, not itself",
 		do: func(t *testing.T) {
 			testenv.Create(t, c, &placementv1beta1.ResourceOverride{
 				ObjectMeta: metav1.ObjectMeta{Namespace: ksOverride.Namespace, Name: ksOverride.Name},
@@ -294,7 +306,7 @@ func TestKstatusFollowsPlacementsRunsOverridesAndMembers(t *testing.T) {
 		},
 		want: []want{{crpGVK, ksStaged, status.InProgressStatus, "ClusterResourcePlacementRolloutStarted is Unknown"}},
 	}, {
-		moment: "its run updated the canary and waits for an approval: both in progress",
+		moment: "its run updated the canary and waits for an approval: the run is in progress; the placement, Available on the canary, is current",
 		do: func(t *testing.T) {
 			testenv.Create(t, c, &placementv1beta1.ClusterStagedUpdateRun{
 				ObjectMeta: metav1.ObjectMeta{Name: ksRun.Name},
