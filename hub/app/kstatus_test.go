@@ -160,7 +160,7 @@ func TestKstatusFollowsPlacementsRunsOverridesAndMembers(t *testing.T) {
 		ObjectMeta: metav1.ObjectMeta{Name: ksIdle.Name},
 		Spec: placementv1beta1.ClusterResourceOverrideSpec{
 			ClusterResourceSelectors: []placementv1beta1.OverrideResourceSelector{{Version: "v1", Kind: "Namespace", Name: "ks-idle"}},
-			Policy: &placementv1beta1.OverridePolicy{OverrideRules: []placementv1beta1.OverrideRule{{OverrideType: placementv1beta1.DeleteOverrideType}}},
+			Policy:                   &placementv1beta1.OverridePolicy{OverrideRules: []placementv1beta1.OverrideRule{{OverrideType: placementv1beta1.DeleteOverrideType}}},
 		},
 	})
 
