@@ -115,7 +115,7 @@ func kstatusOf(gvk schema.GroupVersionKind, key types.NamespacedName, want statu
 		}
 		hinted := strings.Contains(res.Message, hint)
 		for _, c := range res.Conditions {
-			hinted = hinted || string(c.Reason) == hint
+			hinted = hinted || c.Reason == hint
 		}
 		if res.Status != want || !hinted {
 			return fmt.Errorf("%s %s computes %s (%q, %+v), want %s with %q", gvk.Kind, key, res.Status, res.Message, res.Conditions, want, hint)
