@@ -39,6 +39,7 @@ import (
 
 	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
 	"github.com/flotilla-io/flotilla/hub/pki"
+	"github.com/flotilla-io/flotilla/hub/readiness"
 	"github.com/flotilla-io/flotilla/pkg/conditions"
 	joinproto "github.com/flotilla-io/flotilla/pkg/join"
 )
@@ -297,6 +298,7 @@ func (h *Handler) recordIdentity(ctx context.Context, member string, cert *x509.
 			conditions.Set(&mc.Status.Conditions, clusterv1beta1.ConditionJoined, metav1.ConditionTrue, clusterv1beta1.ReasonJoined,
 				fmt.Sprintf("joined with a bootstrap token at %s", h.now().UTC().Format(time.RFC3339)), mc.Generation)
 		}
+		readiness.SetMemberCluster(mc)
 		return h.Client.Status().Update(ctx, mc)
 	})
 	var refused errRefused

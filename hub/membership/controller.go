@@ -44,6 +44,7 @@ import (
 	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
 	"github.com/flotilla-io/flotilla/hub/pipeline"
+	"github.com/flotilla-io/flotilla/hub/readiness"
 	"github.com/flotilla-io/flotilla/pkg/conditions"
 )
 
@@ -127,11 +128,18 @@ func (r *Reconciler) reconcile(ctx context.Context, req reconcile.Request) (ctrl
 	}
 	// Look again when a new member's grace ends.
 	result := ctrl.Result{RequeueAfter: NewMemberGraceLeft(mc, r.now(), r.NewMemberGrace)}
+	// The status's other writers keep Ready, Reconciling, Stalled and
+	// observedGeneration in step with what they write; a change of the spec
+	// (taints, above or by a user) moves observedGeneration here.
+	statusBefore := mc.Status.DeepCopy()
 	if conditions.Get(mc.Status.Conditions, clusterv1beta1.ConditionAgentConnected) == nil {
 		conditions.Set(&mc.Status.Conditions, clusterv1beta1.ConditionAgentConnected, metav1.ConditionUnknown,
 			clusterv1beta1.ReasonAgentNeverConnected, "no agent has connected for this cluster yet", mc.Generation)
 		conditions.Set(&mc.Status.Conditions, clusterv1beta1.ConditionHealthy, metav1.ConditionUnknown,
 			clusterv1beta1.ReasonHealthUnknown, "the agent has not reported yet", mc.Generation)
+	}
+	readiness.SetMemberCluster(mc)
+	if !equality.Semantic.DeepEqual(*statusBefore, mc.Status) {
 		if err := r.Client.Status().Update(ctx, mc); err != nil {
 			return ctrl.Result{}, client.IgnoreNotFound(err)
 		}
@@ -157,6 +165,7 @@ func (r *Reconciler) reconcileLeave(ctx context.Context, mc *clusterv1beta1.Memb
 	if !conditions.IsFalse(mc.Status.Conditions, clusterv1beta1.ConditionJoined) {
 		conditions.Set(&mc.Status.Conditions, clusterv1beta1.ConditionJoined, metav1.ConditionFalse, clusterv1beta1.ReasonLeaving,
 			"the member is leaving: removing what the fleet placed on it", mc.Generation)
+		readiness.SetMemberCluster(mc)
 		if err := r.Client.Status().Update(ctx, mc); err != nil {
 			return ctrl.Result{}, err
 		}

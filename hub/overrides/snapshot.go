@@ -66,6 +66,7 @@ type kinds interface {
 	snapshots(l client.ObjectList) []client.Object
 	newSnapshot(o client.Object, name, hash string) (client.Object, error)
 	hash(s client.Object) string
+	status(o client.Object) *placementv1beta1.OverrideStatus
 }
 
 // Reconcile snapshots one override.
@@ -143,7 +144,22 @@ func (r *SnapshotReconciler) Reconcile(ctx context.Context, req reconcile.Reques
 		}
 		existing = existing[1:]
 	}
-	return ctrl.Result{}, nil
+	return ctrl.Result{}, r.observe(ctx, k, o, existing[len(existing)-1])
+}
+
+// observe records in the override's status the generation whose snapshot
+// rollouts now use, when it changed.
+func (r *SnapshotReconciler) observe(ctx context.Context, k kinds, o, latest client.Object) error {
+	want := placementv1beta1.OverrideStatus{ObservedGeneration: o.GetGeneration(), LatestSnapshot: latest.GetName()}
+	if *k.status(o) == want {
+		return nil
+	}
+	patch := client.MergeFrom(o.DeepCopyObject().(client.Object))
+	*k.status(o) = want
+	if err := r.Client.Status().Patch(ctx, o, patch, client.FieldOwner(ManagerOverrideSnapshot)); client.IgnoreNotFound(err) != nil {
+		return fmt.Errorf("failed to record the observed generation: %w", err)
+	}
+	return nil
 }
 
 // reconcileDelete deletes a deleted override's snapshots, then lets it go.
@@ -247,6 +263,9 @@ func (clusterKinds) newSnapshot(o client.Object, name, hash string) (client.Obje
 func (clusterKinds) hash(s client.Object) string {
 	return s.(*placementv1beta1.ClusterResourceOverrideSnapshot).Spec.OverrideHash
 }
+func (clusterKinds) status(o client.Object) *placementv1beta1.OverrideStatus {
+	return &o.(*placementv1beta1.ClusterResourceOverride).Status
+}
 
 type namespacedKinds struct{}
 
@@ -275,4 +294,7 @@ func (namespacedKinds) newSnapshot(o client.Object, name, hash string) (client.O
 }
 func (namespacedKinds) hash(s client.Object) string {
 	return s.(*placementv1beta1.ResourceOverrideSnapshot).Spec.OverrideHash
+}
+func (namespacedKinds) status(o client.Object) *placementv1beta1.OverrideStatus {
+	return &o.(*placementv1beta1.ResourceOverride).Status
 }

@@ -29,6 +29,7 @@ import (
 
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
 	"github.com/flotilla-io/flotilla/hub/pipeline"
+	"github.com/flotilla-io/flotilla/hub/readiness"
 	"github.com/flotilla-io/flotilla/pkg/conditions"
 )
 
@@ -83,7 +84,9 @@ func (r *Reconciler) updateStatus(ctx context.Context, s *scope, before placemen
 	// pending steps in between are in status, not in Events).
 	for _, t := range conditions.Changed(before.GetPlacementStatus().Conditions, crp.GetPlacementStatus().Conditions) {
 		c := conditions.Get(crp.GetPlacementStatus().Conditions, t)
-		if c.Status == metav1.ConditionUnknown {
+		if c.Status == metav1.ConditionUnknown || readiness.IsType(t) {
+			// Ready, Reconciling and Stalled repeat the condition that decided
+			// them, which has its own Event.
 			continue
 		}
 		eventType := corev1.EventTypeNormal
@@ -180,6 +183,7 @@ func computeStatus(s *scope, bindings []placementv1beta1.BindingObj, indexOf map
 		conditions.Set(&st.Conditions, t, status, reason, message, gen)
 	}
 	placementAgentReports(crp, statuses, gen)
+	readiness.SetPlacement(crp)
 }
 
 // unfilledSlots is the Scheduled condition of the one status entry (with no

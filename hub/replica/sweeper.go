@@ -32,6 +32,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
+	"github.com/flotilla-io/flotilla/hub/readiness"
 	"github.com/flotilla-io/flotilla/pkg/conditions"
 )
 
@@ -152,6 +153,7 @@ func (s *Sweeper) disconnect(ctx context.Context, name string, lost clusterv1bet
 		conditions.Set(&mc.Status.Conditions, clusterv1beta1.ConditionHealthy, metav1.ConditionUnknown, clusterv1beta1.ReasonHealthUnknown,
 			"the agent is not connected", mc.Generation)
 		mc.Status.AgentSession = nil
+		readiness.SetMemberCluster(mc)
 		if err := s.Client.Status().Update(ctx, mc); err != nil {
 			return err
 		}

@@ -32,6 +32,7 @@ import (
 	"k8s.io/client-go/util/retry"
 
 	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
+	"github.com/flotilla-io/flotilla/hub/readiness"
 	"github.com/flotilla-io/flotilla/pkg/conditions"
 	"github.com/flotilla-io/flotilla/pkg/tunnel"
 )
@@ -56,6 +57,7 @@ func (s *Server) updateMember(ctx context.Context, name, cause string, guard fun
 		}
 		before := mc.Status.DeepCopy()
 		mutate(mc)
+		readiness.SetMemberCluster(mc)
 		if equality.Semantic.DeepEqual(*before, mc.Status) {
 			return nil
 		}

@@ -39,6 +39,7 @@ import (
 	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
 	"github.com/flotilla-io/flotilla/hub/pipeline"
+	"github.com/flotilla-io/flotilla/hub/readiness"
 	"github.com/flotilla-io/flotilla/pkg/conditions"
 )
 
@@ -351,6 +352,7 @@ func (r *Reconciler) checkStopped(_ context.Context, s *scope) error {
 // reconcile that read a stale run fail with a conflict (and be retried) rather
 // than write an old view of the stages.
 func (r *Reconciler) patchStatus(ctx context.Context, before, run *placementv1beta1.ClusterStagedUpdateRun) error {
+	readiness.SetUpdateRun(run)
 	if equality.Semantic.DeepEqual(before.Status, run.Status) {
 		return nil
 	}

@@ -70,3 +70,8 @@ func Changed(before, after []metav1.Condition) []string {
 	}
 	return out
 }
+
+// Remove deletes the condition of a type. It reports whether there was one.
+func Remove(conds *[]metav1.Condition, typ string) bool {
+	return meta.RemoveStatusCondition(conds, typ)
+}

@@ -90,3 +90,23 @@ const (
 	// ReasonInvalidInstanceSelector (False): the instance selector cannot be evaluated.
 	ReasonInvalidInstanceSelector = "InvalidInstanceSelector"
 )
+
+// Ready, Reconciling and Stalled are the conditions tools following the kstatus
+// conventions read (Flux's health checks, kubectl wait, cli-utils; see
+// docs/how-to/gitops.md), computed from Joined, AgentConnected and Healthy by
+// every writer of the status, with the top-level status.observedGeneration.
+// Their reasons are the reasons of the condition that decides them.
+const (
+	// ConditionReady is True when the cluster is joined, its agent connected
+	// and its API server healthy; False or Unknown, with the deciding
+	// condition's reason, otherwise.
+	ConditionReady = "Ready"
+	// ConditionReconciling is True while the cluster is joining, leaving, or
+	// waiting for its agent to connect or report; it is absent otherwise.
+	ConditionReconciling = "Reconciling"
+	// ConditionStalled is True while the cluster cannot take part in the fleet
+	// until someone acts: its agent disconnected, stopped sending heartbeats
+	// or was refused for version skew, or its API server is unhealthy. It is
+	// absent otherwise.
+	ConditionStalled = "Stalled"
+)

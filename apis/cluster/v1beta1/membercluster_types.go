@@ -49,6 +49,7 @@ type MemberCluster struct {
 
 	// Status is the observed state of the member cluster, written by the hub.
 	// +optional
+	// +kubebuilder:default={}
 	Status MemberClusterStatus `json:"status,omitempty"`
 }
 
@@ -121,6 +122,14 @@ type Taint struct {
 
 // MemberClusterStatus is the observed state of a MemberCluster.
 type MemberClusterStatus struct {
+	// ObservedGeneration is the metadata.generation this status was computed
+	// for. It is 0 until the hub first writes the status, so that tools reading
+	// kstatus conventions (Flux, kubectl wait, cli-utils) see the object as in
+	// progress, not current, before the hub has looked at it.
+	// +kubebuilder:default=0
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
 	// Conditions describe the cluster's membership (Joined), the agent's connection to
 	// the hub (AgentConnected) and the cluster's health (Healthy).
 	// +listType=map

@@ -26,6 +26,7 @@ import (
 // clusters its rules select.
 //
 // +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
 // +kubebuilder:resource:scope=Cluster,categories=flotilla
 // +kubebuilder:printcolumn:name="AGE",type=date,JSONPath=`.metadata.creationTimestamp`
 type ClusterResourceOverride struct {
@@ -35,6 +36,28 @@ type ClusterResourceOverride struct {
 	// Spec is which resources to change, where and how.
 	// +required
 	Spec ClusterResourceOverrideSpec `json:"spec"`
+
+	// Status says which generation of the override the hub has snapshotted.
+	// +kubebuilder:default={}
+	// +optional
+	Status OverrideStatus `json:"status,omitempty"`
+}
+
+// OverrideStatus is the observed state of a ClusterResourceOverride or a
+// ResourceOverride.
+type OverrideStatus struct {
+	// ObservedGeneration is the metadata.generation of the override the hub last
+	// took a snapshot of, which rollouts use from then on. It is 0 until the hub
+	// first does, so that tools reading kstatus conventions (Flux, kubectl
+	// wait, cli-utils) see a new or changed override as in progress until then.
+	// +kubebuilder:default=0
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// LatestSnapshot is the name of the override snapshot taken of that
+	// generation.
+	// +optional
+	LatestSnapshot string `json:"latestSnapshot,omitempty"`
 }
 
 // ClusterResourceOverrideSpec is the desired state of a ClusterResourceOverride.

@@ -44,6 +44,7 @@ type ClusterResourcePlacement struct {
 
 	// Status is the observed state of the placement, written by the hub.
 	// +optional
+	// +kubebuilder:default={}
 	Status PlacementStatus `json:"status,omitempty"`
 }
 

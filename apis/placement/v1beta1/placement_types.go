@@ -132,6 +132,14 @@ type ResourceSelector struct {
 // PlacementStatus is the observed state of a ClusterResourcePlacement or a
 // ResourcePlacement.
 type PlacementStatus struct {
+	// ObservedGeneration is the metadata.generation this status was computed
+	// for. It is 0 until the hub first writes the status, so that tools reading
+	// kstatus conventions (Flux, kubectl wait, cli-utils) see the object as in
+	// progress, not current, before the hub has looked at it.
+	// +kubebuilder:default=0
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
 	// SelectedResources are the resources the placement currently selects.
 	// +optional
 	SelectedResources []ResourceIdentifier `json:"selectedResources,omitempty"`

@@ -24,6 +24,7 @@ import (
 // cluster when they are placed; it works like a ClusterResourceOverride.
 //
 // +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
 // +kubebuilder:resource:scope=Namespaced,categories=flotilla
 // +kubebuilder:printcolumn:name="AGE",type=date,JSONPath=`.metadata.creationTimestamp`
 type ResourceOverride struct {
@@ -33,6 +34,11 @@ type ResourceOverride struct {
 	// Spec is which resources to change, where and how.
 	// +required
 	Spec ResourceOverrideSpec `json:"spec"`
+
+	// Status says which generation of the override the hub has snapshotted.
+	// +kubebuilder:default={}
+	// +optional
+	Status OverrideStatus `json:"status,omitempty"`
 }
 
 // ResourceOverrideSpec is the desired state of a ResourceOverride.

@@ -52,6 +52,7 @@ type ResourcePlacement struct {
 
 	// Status is the observed state of the placement, written by the hub.
 	// +optional
+	// +kubebuilder:default={}
 	Status PlacementStatus `json:"status,omitempty"`
 }
 

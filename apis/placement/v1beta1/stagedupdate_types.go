@@ -173,6 +173,7 @@ type ClusterStagedUpdateRun struct {
 
 	// Status is the progress of the run.
 	// +optional
+	// +kubebuilder:default={}
 	Status StagedUpdateRunStatus `json:"status,omitempty"`
 }
 
@@ -225,6 +226,14 @@ type StagedUpdateRunSpec struct {
 
 // StagedUpdateRunStatus is the progress of a staged update run.
 type StagedUpdateRunStatus struct {
+	// ObservedGeneration is the metadata.generation this status was computed
+	// for. It is 0 until the hub first writes the status, so that tools reading
+	// kstatus conventions (Flux, kubectl wait, cli-utils) see the object as in
+	// progress, not current, before the hub has looked at it.
+	// +kubebuilder:default=0
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
 	// ResourceSnapshotName is the ClusterResourceSnapshot (the first of its set)
 	// the run rolls out, found from spec.resourceSnapshotIndex at initialization.
 	// +optional
