@@ -29,7 +29,13 @@ import (
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
 	"github.com/flotilla-io/flotilla/e2e/framework"
 	"github.com/flotilla-io/flotilla/pkg/conditions"
+	"github.com/flotilla-io/flotilla/pkg/tunnel"
 )
+
+// disconnectGrace is the hub's --disconnect-grace (its default, one heartbeat
+// period): how long after an agent's session ends its member's placements
+// keep their last status.
+const disconnectGrace = tunnel.DefaultHeartbeatPeriod
 
 // agentDisconnected returns a poll that succeeds once the placement reports
 // member's Applied and Available as Unknown (AgentDisconnected), and its summary
@@ -68,7 +74,8 @@ func agentDisconnected(ctx context.Context, t *testing.T, name, member string) f
 
 // Under a PickAll placement (which does not move), a member whose agent stops is
 // reported Unknown (AgentDisconnected), per cluster and in the summary, not
-// Applied and Available as it last was; once the agent is back, it is True again.
+// Applied and Available as it last was — once the hub's disconnect grace has
+// passed, not before; once the agent is back, it is True again.
 func TestAStoppedAgentsMemberIsReportedUnknownUntilItReturns(t *testing.T) {
 	ctx := context.Background()
 	hub := hubClient(t)
@@ -84,7 +91,11 @@ func TestAStoppedAgentsMemberIsReportedUnknownUntilItReturns(t *testing.T) {
 	}
 	restartAgentAtEnd(t, lost)
 	framework.Eventually(t, 90*time.Second, agentDisconnected(ctx, t, "e2e-status", lost))
-	t.Logf("reported AgentDisconnected %s after %s's agent stopped", time.Since(stopped).Round(time.Second), lost)
+	after := time.Since(stopped)
+	t.Logf("reported AgentDisconnected %s after %s's agent stopped (grace %s)", after.Round(100*time.Millisecond), lost, disconnectGrace)
+	if after < disconnectGrace {
+		t.Errorf("AgentDisconnected appeared %s after the agent stopped, within the hub's disconnect grace (%s)", after, disconnectGrace)
+	}
 
 	started := time.Now()
 	if err := provider.StartAgent(ctx, lost); err != nil {

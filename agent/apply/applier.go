@@ -217,7 +217,7 @@ func (a *Applier) apply(ctx context.Context, s *scope) (placementv1beta1.WorkSta
 		if results, ok := a.unchanged(ctx, s); ok {
 			s.results = results
 			a.checkDrifts(ctx, s)
-			return a.finish(s), resultUnchanged, nil
+			return a.finish(s), resultUnchanged, a.keepWork(ctx, rec, s.work)
 		}
 	}
 
@@ -227,7 +227,8 @@ func (a *Applier) apply(ctx context.Context, s *scope) (placementv1beta1.WorkSta
 	}
 	s.results = a.applyAll(ctx, s)
 	a.watchApplied(s)
-	next := &Record{WorkName: s.work.Name, Hash: s.hash, DeletePolicy: deletePolicyOf(s.work), TakenOverPolicy: takenOverPolicyOf(s.work), AllApplied: allApplied(s.results)}
+	next := &Record{WorkName: s.work.Name, Hash: s.hash, DeletePolicy: deletePolicyOf(s.work), TakenOverPolicy: takenOverPolicyOf(s.work), AllApplied: allApplied(s.results),
+		Work: recordedWork(s.work)}
 	next.Applied = appliedRefs(s)
 	// What it releases is logged and counted; the Work's status is about what it
 	// lists.
@@ -274,7 +275,7 @@ func (a *Applier) guardRecord(ctx context.Context, s *scope) (*Record, error) {
 	}
 	guard := &Record{WorkName: s.work.Name, DeletePolicy: deletePolicyOf(s.work), TakenOverPolicy: takenOverPolicyOf(s.work)}
 	if s.record != nil {
-		guard.Hash = s.record.Hash
+		guard.Hash, guard.Work = s.record.Hash, s.record.Work
 		guard.Applied = append(guard.Applied, s.record.Applied...)
 	}
 	guard.Applied = append(guard.Applied, added...)
@@ -282,6 +283,23 @@ func (a *Applier) guardRecord(ctx context.Context, s *scope) (*Record, error) {
 		return nil, err
 	}
 	return guard, nil
+}
+
+// keepWork adds work to its record when the record, applied in full with work's
+// spec, does not keep it yet (a record written before records kept their Work):
+// from then on a restarted agent resumes the Work without the hub sending it
+// again (Record.Resumable).
+func (a *Applier) keepWork(ctx context.Context, rec *Record, work *placementv1beta1.Work) error {
+	if rec == nil || !rec.AllApplied || rec.Hash != SpecHash(work) || keptHash(rec) == rec.Hash {
+		return nil
+	}
+	kept := recordedWork(work)
+	if kept == nil {
+		return nil
+	}
+	next := *rec
+	next.Work = kept
+	return a.putRecord(ctx, &next)
 }
 
 // saveRecord writes next unless it is what prev already holds.
@@ -330,7 +348,8 @@ func (a *Applier) pendingStatus(s *scope, message string) placementv1beta1.WorkS
 
 // Status re-evaluates what the Work applied — availability, status feedback and
 // drift — and returns the Work's status as Apply would. It applies nothing, except
-// that drifted objects are applied again when whenToApply is Always. Objects are read
+// that drifted objects are applied again when whenToApply is Always (and a record
+// that does not keep the Work yet gets it: keepWork). Objects are read
 // from the watch's cache when there is one. Manifests of a spec that has not been
 // applied are reported as ApplyPending. On error (the member could not be read) the
 // status is empty.
@@ -351,6 +370,11 @@ func (a *Applier) Status(ctx context.Context, work *placementv1beta1.Work) (plac
 			return placementv1beta1.WorkStatus{}, err
 		}
 		s.results = resultsFromRecord(s, rec)
+		// Bookkeeping, not an apply: the record of an unchanged Work re-evaluated
+		// after a restart keeps the Work from now on.
+		if err := a.keepWork(ctx, rec, work); err != nil {
+			return placementv1beta1.WorkStatus{}, err
+		}
 	}
 
 	for i, m := range s.manifests {

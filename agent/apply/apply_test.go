@@ -194,6 +194,7 @@ func TestApplyUpdatesChangedManifestsAndDeletesThoseNoLongerListed(t *testing.T)
 			{Version: "v1", Kind: "Namespace", Resource: "namespaces", Name: ns, Created: true},
 			{Version: "v1", Kind: "ConfigMap", Resource: "configmaps", Namespace: ns, Name: "settings", Created: true},
 		},
+		Work: recordedWork(work),
 	}
 	// The UIDs are the objects' own: created by this Work, so recorded.
 	if diff := cmp.Diff(want, rec, cmpopts.IgnoreFields(ObjectRef{}, "UID")); diff != "" {
@@ -426,6 +427,7 @@ func TestInventoryListsTheWorksWithTheHashOfTheSpecLastApplied(t *testing.T) {
 		{
 			WorkName: "one", Hash: SpecHash(one), DeletePolicy: placementv1beta1.DeletePropagationPolicyDelete, TakenOverPolicy: placementv1beta1.TakenOverPolicyRelease, AllApplied: true,
 			Applied: []ObjectRef{{Version: "v1", Kind: "ConfigMap", Resource: "configmaps", Namespace: ns, Name: "one", Created: true}},
+			Work:    recordedWork(one),
 		},
 		{
 			WorkName: "two", Hash: SpecHash(two), DeletePolicy: placementv1beta1.DeletePropagationPolicyAbandon, TakenOverPolicy: placementv1beta1.TakenOverPolicyRelease, AllApplied: true,
@@ -433,6 +435,7 @@ func TestInventoryListsTheWorksWithTheHashOfTheSpecLastApplied(t *testing.T) {
 				{Version: "v1", Kind: "ConfigMap", Resource: "configmaps", Namespace: ns, Name: "two", Created: true},
 				{Version: "v1", Kind: "Service", Resource: "services", Namespace: ns, Name: "two", Created: true},
 			},
+			Work: recordedWork(two),
 		},
 	}
 	if diff := cmp.Diff(want, records, cmpopts.IgnoreFields(ObjectRef{}, "UID")); diff != "" {

@@ -57,6 +57,46 @@ type Record struct {
 	// Applied are the objects applied for the Work that are still the Work's, in the
 	// order they were applied.
 	Applied []ObjectRef
+	// Work is the Work of that apply (its name, namespace, labels, annotations,
+	// generation and spec; see recordedWork), kept so that an agent that restarts
+	// can go on watching the Work without the hub sending it again (Resumable).
+	// Nil for a Work too large to keep (RecordWorkLimit) and for records written
+	// before it existed.
+	Work *placementv1beta1.Work
+}
+
+// RecordWorkLimit is the largest Work, as JSON, that a record keeps (a
+// ConfigMap holds at most 1 MiB); a larger one is sent again by the hub after
+// the agent restarts.
+const RecordWorkLimit = 512 << 10
+
+// Resumable reports whether the record holds the Work it describes, applied in
+// full: an agent that restarts can report it to the hub as held (with Hash)
+// and go on from the record's Work, without the hub sending it again. The
+// kept Work must hash to Hash: a record whose Work and hash disagree is not
+// trusted.
+func (r *Record) Resumable() bool {
+	return r.AllApplied && r.Hash != "" && r.Work != nil && r.Work.Name == r.WorkName && SpecHash(r.Work) == r.Hash
+}
+
+// recordedWork is what a record keeps of work: what the agent uses of a Work
+// besides its spec (name, namespace, labels, annotations, generation), without
+// its status or server fields. Nil when its JSON is over RecordWorkLimit.
+func recordedWork(work *placementv1beta1.Work) *placementv1beta1.Work {
+	if work == nil {
+		return nil
+	}
+	kept := &placementv1beta1.Work{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: work.Name, Namespace: work.Namespace, Labels: work.Labels, Annotations: work.Annotations, Generation: work.Generation,
+		},
+		Spec: work.Spec,
+	}
+	kept.SetGroupVersionKind(placementv1beta1.GroupVersion.WithKind("Work"))
+	if b, err := json.Marshal(kept); err != nil || len(b) > RecordWorkLimit {
+		return nil
+	}
+	return kept
 }
 
 // ObjectRef refers to an object on the member cluster, and says whether the Work
@@ -124,6 +164,7 @@ const (
 	dataTakenOver    = "takenOver"
 	dataAllApplied   = "allApplied"
 	dataApplied      = "applied"
+	dataWorkObject   = "workObject"
 )
 
 var configMapGVR = schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
@@ -237,6 +278,13 @@ func (r *Record) configMap(namespace string) (*unstructured.Unstructured, error)
 		dataAllApplied:   strconv.FormatBool(r.AllApplied),
 		dataApplied:      string(applied),
 	}
+	if r.Work != nil {
+		b, err := json.Marshal(r.Work)
+		if err != nil {
+			return nil, fmt.Errorf("failed to encode the record of Work %q: %w", r.WorkName, err)
+		}
+		data[dataWorkObject] = string(b)
+	}
 	if err := unstructured.SetNestedField(cm.Object, data, "data"); err != nil {
 		return nil, fmt.Errorf("failed to encode the record of Work %q: %w", r.WorkName, err)
 	}
@@ -267,11 +315,26 @@ func recordFromConfigMap(cm *unstructured.Unstructured) (*Record, error) {
 			return nil, fmt.Errorf("failed to read the Work record %s: %w", cm.GetName(), err)
 		}
 	}
+	if s := data[dataWorkObject]; s != "" {
+		// A kept Work that does not decode is only a Work the hub sends again.
+		w := &placementv1beta1.Work{}
+		if err := json.Unmarshal([]byte(s), w); err == nil {
+			r.Work = w
+		}
+	}
 	return r, nil
 }
 
 // equal reports whether two records hold the same.
 func (r *Record) equal(o *Record) bool {
 	return o != nil && r.WorkName == o.WorkName && r.Hash == o.Hash && r.DeletePolicy == o.DeletePolicy && r.TakenOverPolicy == o.TakenOverPolicy &&
-		r.AllApplied == o.AllApplied && slices.Equal(r.Applied, o.Applied)
+		r.AllApplied == o.AllApplied && slices.Equal(r.Applied, o.Applied) && keptHash(r) == keptHash(o)
+}
+
+// keptHash is the hash of the Work a record keeps; "" for none.
+func keptHash(r *Record) string {
+	if r.Work == nil {
+		return ""
+	}
+	return SpecHash(r.Work)
 }

@@ -22,6 +22,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/prometheus/client_golang/prometheus"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -247,6 +248,63 @@ func TestRecordRoundTripsThroughItsConfigMap(t *testing.T) {
 	}
 	if !want.equal(got) {
 		t.Errorf("equal() is false for equal records")
+	}
+}
+
+func TestARecordKeepsItsWorkAndIsResumableOnlyWhenItMatches(t *testing.T) {
+	work := &placementv1beta1.Work{
+		ObjectMeta: metav1.ObjectMeta{Name: "w", Namespace: "flotilla-member-m", Generation: 3, ResourceVersion: "42", Labels: map[string]string{"l": "v"}},
+		Spec: placementv1beta1.WorkSpec{Workload: placementv1beta1.WorkloadTemplate{Manifests: []placementv1beta1.Manifest{
+			{RawExtension: runtime.RawExtension{Raw: []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","namespace":"default"}}`)}},
+		}}},
+		Status: placementv1beta1.WorkStatus{Conditions: []metav1.Condition{{Type: "Applied", Status: metav1.ConditionTrue}}},
+	}
+	kept := recordedWork(work)
+	if kept.ResourceVersion != "" || len(kept.Status.Conditions) != 0 || kept.Generation != 3 || kept.Labels["l"] != "v" {
+		t.Errorf("recordedWork kept %+v, want name, namespace, labels, annotations, generation and spec only", kept.ObjectMeta)
+	}
+	rec := &Record{WorkName: "w", Hash: SpecHash(work), TakenOverPolicy: placementv1beta1.TakenOverPolicyRelease, AllApplied: true, Work: kept}
+	cm, err := rec.configMap("flotilla-system")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := recordFromConfigMap(cm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(rec, got); diff != "" {
+		t.Errorf("the kept Work did not round-trip (-want +got):\n%s", diff)
+	}
+	if !rec.equal(got) || SpecHash(got.Work) != rec.Hash {
+		t.Errorf("the kept Work hashes to %s after a round trip, want %s", SpecHash(got.Work), rec.Hash)
+	}
+	other := *rec
+	other.Hash = "another"
+	for _, tc := range []struct {
+		name string
+		rec  Record
+		want bool
+	}{
+		{"applied in full, keeping the Work of its hash", *rec, true},
+		{"not applied in full", Record{WorkName: "w", Hash: rec.Hash, Work: kept}, false},
+		{"keeping no Work (an older agent's record)", Record{WorkName: "w", Hash: rec.Hash, AllApplied: true}, false},
+		{"keeping a Work of another hash", other, false},
+		{"keeping the Work of another name", Record{WorkName: "v", Hash: rec.Hash, AllApplied: true, Work: kept}, false},
+		{"with no hash (an apply that never finished)", Record{WorkName: "w", AllApplied: true, Work: kept}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.rec.Resumable(); got != tc.want {
+				t.Errorf("Resumable() = %v, want %v", got, tc.want)
+			}
+		})
+	}
+	big := work.DeepCopy()
+	big.Spec.Workload.Manifests[0].Raw = []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},"data":{"x":"` + strings.Repeat("x", RecordWorkLimit) + `"}}`)
+	if recordedWork(big) != nil {
+		t.Errorf("a Work over RecordWorkLimit was kept")
+	}
+	if other.equal(rec) {
+		t.Errorf("records of different hashes are equal")
 	}
 }
 

@@ -55,13 +55,28 @@ type agent struct {
 // of its own so that tests (and repeated runs) do not see each other's Works.
 func startAgent(t *testing.T, hub *sessiontest.Hub, props session.PropertySource) *agent {
 	t.Helper()
+	return startAgentIn(t, hub, props, fmt.Sprintf("records-%d", time.Now().UnixNano()), false)
+}
+
+// startAgentIn runs an agent whose records are in recordNamespace; with watch,
+// its Applier watches what it applied and reports changes to the Runner, as
+// the agent's main does.
+func startAgentIn(t *testing.T, hub *sessiontest.Hub, props session.PropertySource, recordNamespace string, watch bool) *agent {
+	t.Helper()
 	ctx, cancel := context.WithCancel(testContext(t))
-	recordNamespace := fmt.Sprintf("records-%d", time.Now().UnixNano())
-	applier, err := apply.New(env.Config, apply.Options{Namespace: recordNamespace})
+	var r *session.Runner
+	opts := apply.Options{Namespace: recordNamespace}
+	if watch {
+		opts.OnChange = func(work string) { r.Changed(work) }
+	}
+	applier, err := apply.New(env.Config, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := session.New(session.Options{
+	if watch {
+		t.Cleanup(applier.Close)
+	}
+	r, err = session.New(session.Options{
 		Applier:              applier,
 		Properties:           props,
 		RecheckInterval:      300 * time.Millisecond,

@@ -106,13 +106,21 @@ func (r *Runner) workLoop(ctx context.Context, c *conn) error {
 // inventory lists the Works the member holds, retrying until it can (the
 // member's API server may be down; heartbeats go on meanwhile and say so).
 // Each Work is listed with the hash of the spec this agent last applied, or,
-// for Works it has not applied since it started, the hash in its record.
+// for Works it has not applied since it started, the hash of its record when
+// the record can be resumed (see inventoryOf).
 func (r *Runner) inventory(ctx context.Context, c *conn) (tunnel.WorkInventory, error) {
 	delay := 500 * time.Millisecond
 	for {
 		records, err := r.opts.Applier.Inventory(ctx)
 		if err == nil {
-			return r.inventoryOf(records), nil
+			inv, resumed := r.inventoryOf(records)
+			for _, name := range resumed {
+				r.queue.Add(name)
+			}
+			if len(resumed) > 0 {
+				c.log.Info("Resuming the Works applied before the agent started", "works", len(resumed))
+			}
+			return inv, nil
 		}
 		c.log.Error(err, "Failed to list the Works on the member; retrying", "delay", delay)
 		select {
@@ -124,25 +132,45 @@ func (r *Runner) inventory(ctx context.Context, c *conn) (tunnel.WorkInventory, 
 	}
 }
 
-func (r *Runner) inventoryOf(records []apply.Record) tunnel.WorkInventory {
+// inventoryOf states the Works the records name, and returns the names of the
+// Works it resumes. The rules:
+//   - A Work whose spec this process holds and has applied is listed with that
+//     spec's hash.
+//   - A Work this process knows nothing of (it just started) whose record is
+//     resumable (apply.Record.Resumable: applied in full, and the record keeps
+//     the Work of that hash) is listed with the record's hash, so the hub does
+//     not send it again, and resumed: queued to be applied from the record's
+//     Work, which, unchanged, is only re-evaluated (watches, drift, status).
+//   - Any other Work (an apply that did not finish, a record that keeps no
+//     Work) is listed without a hash: the hub sends it again.
+//
+// Both sides hash the same thing: the hub's WorkUpsert hash and the record's
+// are workhash.Of the Work's spec.
+func (r *Runner) inventoryOf(records []apply.Record) (tunnel.WorkInventory, []string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.records = make(map[string]apply.Record, len(records))
 	inv := tunnel.WorkInventory{Items: make([]tunnel.WorkRef, 0, len(records))}
+	var resumed []string
 	for _, rec := range records {
-		r.records[rec.WorkName] = rec
-		// Only a Work whose spec this process holds is reported with its hash: after
-		// a restart the agent has the records but not the specs, so it asks the hub
-		// to send them again (an unchanged spec is then not reapplied, only
-		// re-evaluated and reported).
 		ref := tunnel.WorkRef{Name: rec.WorkName}
-		if st := r.works[rec.WorkName]; st != nil && st.appliedHash != "" && st.work != nil {
+		st := r.works[rec.WorkName]
+		switch {
+		case st != nil && st.appliedHash != "" && st.work != nil:
 			ref.Hash = st.appliedHash
 			ref.Namespace = st.work.Namespace
+		case st == nil && rec.Resumable():
+			ref.Hash = rec.Hash
+			ref.Namespace = rec.Work.Namespace
+			r.works[rec.WorkName] = &workState{name: rec.WorkName, work: rec.Work, hash: rec.Hash, next: opApply}
+			resumed = append(resumed, rec.WorkName)
 		}
+		// The session keeps the Work in workState; the record's copy is not needed.
+		rec.Work = nil
+		r.records[rec.WorkName] = rec
 		inv.Items = append(inv.Items, ref)
 	}
-	return inv
+	return inv, resumed
 }
 
 // upsert decodes a Work the hub sent and queues it to be applied.

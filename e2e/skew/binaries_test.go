@@ -115,9 +115,11 @@ func buildBase(ctx context.Context, root, commit string, logf func(string, ...an
 	return b, nil
 }
 
-// buildCurrent builds this tree's hub and agent stamped version into dir.
-func buildCurrent(ctx context.Context, root, dir, version string) (binaries, error) {
-	if err := command(ctx, root, "go", "build", "-ldflags", "-X "+versionPackage+"="+version, "-o", dir+"/", "./hub", "./agent"); err != nil {
+// buildCurrent builds this tree's packages (./hub, ./agent) stamped version
+// into dir.
+func buildCurrent(ctx context.Context, root, dir, version string, packages ...string) (binaries, error) {
+	args := append([]string{"build", "-ldflags", "-X " + versionPackage + "=" + version, "-o", dir + "/"}, packages...)
+	if err := command(ctx, root, "go", args...); err != nil {
 		return binaries{}, err
 	}
 	return binaries{Hub: filepath.Join(dir, "hub"), Agent: filepath.Join(dir, "agent"), Manifests: filepath.Join(root, "manifests", "hub")}, nil

@@ -18,11 +18,13 @@ limitations under the License.
 
 // Package skew runs Flotilla across versions (VERSIONING.md): a fleet of the
 // previous version N-1 (the commit in hack/skew-base, built from git) whose
-// hub and agents are upgraded in place to this tree's N, hub first and then
-// one agent at a time, with checks that placements stay Available, no Work is
-// sent again and no member object is rewritten; a hub N with agents N-1, an
-// agent N with a hub N-1, and an agent beyond the supported skew refused on
-// both sides. `make e2e-skew` runs it.
+// hub and agents are upgraded in place to this tree's N — the hub while a
+// rolling update and a staged run are in progress, then one agent at a time,
+// then each agent restarted — with checks that placements stay Available, no
+// Work is sent again and no member object is rewritten; a hub N with agents
+// N-1 (update, status, join, failover), an agent N with a hub N-1, and an
+// agent beyond the supported skew refused on both sides. One fleet serves
+// every step. `make e2e-skew` (part of `make test`) runs it.
 package skew
 
 import (
@@ -72,10 +74,11 @@ func runSuite(m *testing.M) int {
 	if base, err = buildBase(ctx, root, commit, framework.Logf); err != nil {
 		return fail(fmt.Errorf("failed to build the base %s: %w", commit, err))
 	}
-	if current, err = buildCurrent(ctx, root, filepath.Join(dir, "current"), currentVersion); err != nil {
+	if current, err = buildCurrent(ctx, root, filepath.Join(dir, "current"), currentVersion, "./hub", "./agent"); err != nil {
 		return fail(err)
 	}
-	if tooNew, err = buildCurrent(ctx, root, filepath.Join(dir, "too-new"), tooNewVersion); err != nil {
+	// Only an agent is ever run stamped too new.
+	if tooNew, err = buildCurrent(ctx, root, filepath.Join(dir, "too-new"), tooNewVersion, "./agent"); err != nil {
 		return fail(err)
 	}
 	framework.Logf("binaries ready in %s", time.Since(start).Round(time.Second))
@@ -87,6 +90,9 @@ func runSuite(m *testing.M) int {
 		HubBinary:    base.Hub,
 		AgentBinary:  base.Agent,
 		HubManifests: base.Manifests,
+		// A placement that does not tolerate a lost cluster leaves it after 5s
+		// (default 60s): the failover step.
+		HubArgs: []string{"--default-toleration", "5s"},
 		// Agents redial within 2s of a hub restart.
 		AgentArgs: []string{"--reconnect-max-interval", "2s"},
 	})

@@ -24,6 +24,8 @@ import (
 
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/flotilla-io/flotilla/pkg/tunnel"
 )
 
 // Options configures the hub process. Every field is a flag; defaults are set in
@@ -58,6 +60,15 @@ type Options struct {
 	// HeartbeatMisses is how many heartbeat periods without a heartbeat make a
 	// member's agent disconnected. Default: 3.
 	HeartbeatMisses int
+	// DisconnectGrace is how long the hub keeps a member's last known status
+	// after its agent's session ended (other than by missed heartbeats) before
+	// it records the agent disconnected, which turns the member's placements
+	// Unknown (AgentDisconnected); an agent that reconnects within it (a
+	// restart, an upgrade) changes nothing. The hub's knowledge of a member is
+	// always up to one heartbeat period old, so one period of grace leaves
+	// status no older than it may already be. 0: no grace. Default: 5s
+	// (tunnel.DefaultHeartbeatPeriod).
+	DisconnectGrace time.Duration
 	// DefaultTolerationSeconds is how long a placement stays on a cluster with a
 	// NoExecute taint it does not tolerate (e.g. unreachable), in whole seconds;
 	// 0 moves it at once. Default: 60s.
@@ -168,6 +179,7 @@ func NewOptions() *Options {
 		LeaderElectionLeaseDuration: 15 * time.Second,
 		APIServerTimeout:            30 * time.Second,
 		HeartbeatMisses:             3,
+		DisconnectGrace:             tunnel.DefaultHeartbeatPeriod,
 		DefaultTolerationSeconds:    60 * time.Second,
 		EvictionGracefulTimeout:     5 * time.Minute,
 		EvictionRate:                1,
@@ -212,6 +224,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.LeaderElect, "leader-elect", o.LeaderElect, "Run the controllers in one replica at a time.")
 	fs.DurationVar(&o.LeaderElectionLeaseDuration, "leader-election-lease-duration", o.LeaderElectionLeaseDuration, "Duration of the leader's lease.")
 	fs.IntVar(&o.HeartbeatMisses, "heartbeat-misses", o.HeartbeatMisses, "Heartbeat periods without a heartbeat after which a member's agent counts as disconnected.")
+	fs.DurationVar(&o.DisconnectGrace, "disconnect-grace", o.DisconnectGrace, "How long after an agent's session ended the hub waits for it to reconnect before it reports the member disconnected; 0 reports at once.")
 	fs.DurationVar(&o.DefaultTolerationSeconds, "default-toleration", o.DefaultTolerationSeconds, "How long a placement stays on a cluster with a NoExecute taint it does not tolerate (e.g. unreachable) before it is moved.")
 	fs.DurationVar(&o.EvictionGracefulTimeout, "eviction-graceful-timeout", o.EvictionGracefulTimeout, "How long an evicted placement's resources stay while their replacement is not available yet.")
 	fs.Float64Var(&o.EvictionRate, "eviction-rate", o.EvictionRate, "Taint evictions per second across the fleet.")
@@ -277,6 +290,9 @@ func (o *Options) Validate() error {
 	}
 	if o.HeartbeatMisses < 1 {
 		return fmt.Errorf("--heartbeat-misses must be at least 1, got %d", o.HeartbeatMisses)
+	}
+	if o.DisconnectGrace < 0 {
+		return fmt.Errorf("--disconnect-grace must not be negative (0 reports a disconnection at once), got %s", o.DisconnectGrace)
 	}
 	if o.DefaultTolerationSeconds < 0 || o.DefaultTolerationSeconds%time.Second != 0 {
 		// A toleration counts whole seconds (tolerationSeconds): 500ms would

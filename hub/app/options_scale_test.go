@@ -46,6 +46,8 @@ func TestScaleOptionsAreValidated(t *testing.T) {
 		{"a toleration of a fraction of seconds is refused", func(o *Options) { o.DefaultTolerationSeconds = 1500 * time.Millisecond }, "--default-toleration must be a whole number of seconds"},
 		{"a graceful timeout of 0 keeps no evicted placement", func(o *Options) { o.EvictionGracefulTimeout = 0 }, ""},
 		{"a negative graceful timeout", func(o *Options) { o.EvictionGracefulTimeout = -time.Second }, "--eviction-graceful-timeout must not be negative"},
+		{"a disconnect grace of 0 reports at once", func(o *Options) { o.DisconnectGrace = 0 }, ""},
+		{"a negative disconnect grace", func(o *Options) { o.DisconnectGrace = -time.Second }, "--disconnect-grace must not be negative"},
 		{"a work cleanup timeout of 0 waits for no member", func(o *Options) { o.WorkCleanupTimeout = 0 }, ""},
 		{"a negative work cleanup timeout", func(o *Options) { o.WorkCleanupTimeout = -time.Second }, "--work-cleanup-timeout must not be negative"},
 	} {

@@ -83,6 +83,7 @@ func setupHub(_ context.Context, mgr ctrl.Manager, opts *Options) error {
 		BindAddress:      opts.TunnelBindAddress,
 		AdvertiseAddress: opts.TunnelAdvertiseAddress,
 		HeartbeatMisses:  opts.HeartbeatMisses,
+		DisconnectGrace:  opts.DisconnectGrace,
 		// Security and high availability.
 		MemberCertificateLifetime:  opts.MemberCertificateLifetime,
 		ServingCertificateLifetime: opts.ServingCertificateLifetime,

@@ -75,6 +75,11 @@ type Options struct {
 	// HeartbeatMisses is how many heartbeat periods without a heartbeat make a
 	// member disconnected. Default: 3.
 	HeartbeatMisses int
+	// DisconnectGrace is how long after a member's session ended (other than
+	// by missing heartbeats) the replica waits for the agent to reconnect
+	// before it records the member disconnected (disconnectAfter). 0: no
+	// grace.
+	DisconnectGrace time.Duration
 	// MemberCertificateLifetime is how long the member certificates the join
 	// endpoint signs are valid. Default: pki.DefaultMemberLifetime (30 days).
 	MemberCertificateLifetime time.Duration

@@ -145,22 +145,52 @@ func (s *Server) serveSession(ctx context.Context, ss *tunnel.ServerSession) {
 	}
 	stopWatchdog()
 	ms.end("session ended")
-	if s.unregister(ms) {
-		ms.mu.Lock()
-		reason := ms.endReason
-		ms.mu.Unlock()
-		if s.life != nil && s.life.Err() != nil {
-			// This replica is stopping: its agents redial at once (to it,
-			// restarted, or to another replica, whose session write takes
-			// over). Writing every member disconnected here would flap the
-			// whole fleet on each hub restart; a member that does not come
-			// back is recorded by the leader's sweep when this replica's
-			// Lease is gone (released when Start returns, or expired).
-			ms.log.V(1).Info("agent session ended by the hub's shutdown", "reason", reason)
-			return
+	if !s.unregister(ms) {
+		return
+	}
+	ms.mu.Lock()
+	reason := ms.endReason
+	ms.mu.Unlock()
+	s.sessionEnded(ctx, ms, reason, err)
+}
+
+// sessionEnded records the end of a member's session when disconnectAfter
+// says so, waiting out the grace first.
+func (s *Server) sessionEnded(ctx context.Context, ms *memberSession, reason string, err error) {
+	stopping := func() bool { return s.life != nil && s.life.Err() != nil }
+	end := SessionEnd{Reason: reason, Stopping: stopping()}
+	v := disconnectAfter(end, s.opts.DisconnectGrace)
+	if v.Wait > 0 {
+		ms.log.V(1).Info("agent session ended; waiting for the agent to reconnect", "reason", reason, "error", errString(err), "grace", v.Wait)
+		t := time.NewTimer(v.Wait)
+		var done <-chan struct{}
+		if s.life != nil {
+			done = s.life.Done()
 		}
+		select {
+		case <-t.C:
+		case <-done:
+			t.Stop()
+		}
+		end.Waited += v.Wait
+		end.Stopping = stopping()
+		end.Reconnected = s.Connected(ms.name)
+		v = disconnectAfter(end, s.opts.DisconnectGrace)
+	}
+	switch {
+	case v.Write:
 		ms.log.Info("agent disconnected", "reason", reason, "error", errString(err))
 		s.writeDisconnected(context.WithoutCancel(ctx), ms, reason)
+	case end.Stopping:
+		// This replica is stopping: its agents redial at once (to it,
+		// restarted, or to another replica, whose session write takes
+		// over). Writing every member disconnected here would flap the
+		// whole fleet on each hub restart; a member that does not come
+		// back is recorded by the leader's sweep when this replica's
+		// Lease is gone (released when Start returns, or expired).
+		ms.log.V(1).Info("agent session ended by the hub's shutdown", "reason", reason)
+	default:
+		ms.log.Info("agent reconnected within the grace; nothing recorded", "reason", reason, "grace", s.opts.DisconnectGrace)
 	}
 }
 
@@ -561,5 +591,9 @@ func heartbeatOverdue(last, now time.Time, period time.Duration, misses int) (bo
 	if silent <= time.Duration(misses)*period {
 		return false, ""
 	}
-	return true, fmt.Sprintf("no heartbeat for %s (%d periods of %s)", silent.Round(time.Second), misses, period)
+	return true, fmt.Sprintf("%s for %s (%d periods of %s)", heartbeatOverduePrefix, silent.Round(time.Second), misses, period)
 }
+
+// heartbeatOverduePrefix begins the reason of a session ended by
+// heartbeatOverdue.
+const heartbeatOverduePrefix = "no heartbeat"

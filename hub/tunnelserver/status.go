@@ -131,7 +131,7 @@ func (s *Server) writeDisconnected(ctx context.Context, ms *memberSession, why s
 	last := ms.lastHeartbeat
 	ms.mu.Unlock()
 	reason := clusterv1beta1.ReasonAgentDisconnected
-	if strings.HasPrefix(why, "no heartbeat") {
+	if strings.HasPrefix(why, heartbeatOverduePrefix) {
 		reason = clusterv1beta1.ReasonHeartbeatTimeout
 	}
 	// A replica that no longer holds the member's session writes nothing: the
