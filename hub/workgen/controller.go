@@ -121,11 +121,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (ctrl
 		return ctrl.Result{}, nil
 	}
 	if !controllerutil.ContainsFinalizer(b, placementv1beta1.WorkCleanupFinalizer) {
-		// The work generator is the only writer of a binding's finalizers.
-		patch := client.MergeFrom(b.DeepCopyObject().(client.Object))
-		controllerutil.AddFinalizer(b, placementv1beta1.WorkCleanupFinalizer)
-		if err := r.Client.Patch(ctx, b, patch, client.FieldOwner(pipeline.ManagerWorkGenerator)); err != nil {
-			return ctrl.Result{}, fmt.Errorf("failed to add the finalizer: %w", err)
+		if err := pipeline.AddFinalizer(ctx, r.Client, b, placementv1beta1.WorkCleanupFinalizer, pipeline.ManagerWorkGenerator); err != nil {
+			return ctrl.Result{}, err
 		}
 	}
 	gen := b.GetGeneration()
@@ -349,12 +346,7 @@ func (r *Reconciler) reconcileRemoval(ctx context.Context, lg logr.Logger, b pla
 	case err != nil && !apierrors.IsNotFound(err):
 		return fmt.Errorf("failed to get Work %s: %w", key, err)
 	}
-	patch := client.MergeFrom(b.DeepCopyObject().(client.Object))
-	controllerutil.RemoveFinalizer(b, placementv1beta1.WorkCleanupFinalizer)
-	if err := r.Client.Patch(ctx, b, patch, client.FieldOwner(pipeline.ManagerWorkGenerator)); err != nil {
-		return client.IgnoreNotFound(err)
-	}
-	return nil
+	return pipeline.RemoveFinalizer(ctx, r.Client, b, placementv1beta1.WorkCleanupFinalizer, pipeline.ManagerWorkGenerator)
 }
 
 // SetupWithManager registers the controller: binding changes other than status
