@@ -91,7 +91,7 @@ manifests: $(CONTROLLER_GEN) ## Generate CRDs into manifests/crds (and their cop
 	$(GO) run ./tools/charts/valuesdoc
 
 .PHONY: docs
-docs: ## Regenerate the reference pages in docs/reference (flags, API, metrics) from the code.
+docs: ## Regenerate the reference pages in docs/reference (flags, API, metrics) and the ownership tables in docs/concepts/pipeline.md from the code.
 	$(GO) run ./tools/docgen gen
 
 ##@ Build and test

@@ -40,6 +40,7 @@ import (
 	"github.com/flotilla-io/flotilla/hub/location"
 	"github.com/flotilla-io/flotilla/hub/membership"
 	"github.com/flotilla-io/flotilla/hub/overrides"
+	"github.com/flotilla-io/flotilla/hub/pipeline"
 	"github.com/flotilla-io/flotilla/hub/placement"
 	"github.com/flotilla-io/flotilla/hub/replica"
 	"github.com/flotilla-io/flotilla/hub/reportback"
@@ -72,6 +73,10 @@ func setupHub(_ context.Context, mgr ctrl.Manager, opts *Options) error {
 	if err != nil {
 		return fmt.Errorf("failed to create a client: %w", err)
 	}
+	// Each writer of pipeline objects writes under its own field manager
+	// (hub/pipeline/ownership.go says which fields are whose), also where it
+	// does not name one.
+	owner := func(manager string) client.Client { return client.WithFieldOwner(mgr.GetClient(), manager) }
 	dyn, err := dynamic.NewForConfig(mgr.GetConfig())
 	if err != nil {
 		return fmt.Errorf("failed to create a dynamic client: %w", err)
@@ -95,7 +100,7 @@ func setupHub(_ context.Context, mgr ctrl.Manager, opts *Options) error {
 		Admission:                  rate.NewLimiter(rate.Limit(opts.TunnelAdmissionRate), opts.TunnelAdmissionBurst),
 		ReplicaLeaseDuration:       opts.ReplicaLeaseDuration,
 		Upsync:                     upsyncHandler,
-	}, mgr.GetClient(), direct, mgr.GetCache(), metrics.Registry, mgr.GetEventRecorder("tunnel"), mgr.GetLogger().WithName("tunnel"))
+	}, mgr.GetClient(), client.WithFieldOwner(direct, pipeline.ManagerTunnelServer), mgr.GetCache(), metrics.Registry, mgr.GetEventRecorder("tunnel"), mgr.GetLogger().WithName("tunnel"))
 	if err != nil {
 		return err
 	}
@@ -109,7 +114,7 @@ func setupHub(_ context.Context, mgr ctrl.Manager, opts *Options) error {
 	// replica whose Lease expired as disconnected.
 	for _, r := range []manager.Runnable{
 		&join.TokenCleaner{Client: direct, Namespace: opts.Namespace, Log: mgr.GetLogger().WithName("tokens")},
-		&replica.Sweeper{Client: mgr.GetClient(), Direct: direct, Recorder: mgr.GetEventRecorder("replicas"),
+		&replica.Sweeper{Client: owner(pipeline.ManagerReplicaSweeper), Direct: direct, Recorder: mgr.GetEventRecorder("replicas"),
 			Namespace: opts.Namespace, Interval: opts.ReplicaLeaseDuration / 3, Log: mgr.GetLogger().WithName("replicas")},
 	} {
 		if err := mgr.Add(r); err != nil {
@@ -124,31 +129,31 @@ func setupHub(_ context.Context, mgr ctrl.Manager, opts *Options) error {
 		return fmt.Errorf("failed to add the resource watcher: %w", err)
 	}
 	controllers := []interface{ SetupWithManager(ctrl.Manager) error }{
-		&placement.Reconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorder("placement"), Resources: watcher,
+		&placement.Reconciler{Client: owner(pipeline.ManagerPlacement), Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorder("placement"), Resources: watcher,
 			Workers: opts.Workers.Placement},
-		&scheduler.Reconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme(),
+		&scheduler.Reconciler{Client: owner(pipeline.ManagerScheduler), Scheme: mgr.GetScheme(),
 			Framework: plugins.NewFramework(framework.Options{}), Rand: rand.New(rand.NewSource(time.Now().UnixNano())),
 			GracefulTimeout: opts.EvictionGracefulTimeout, Recorder: mgr.GetEventRecorder("scheduler"), Workers: opts.Workers.Scheduler},
-		&failover.Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("failover"),
+		&failover.Reconciler{Client: owner(pipeline.ManagerFailover), Recorder: mgr.GetEventRecorder("failover"),
 			DefaultTolerationSeconds: int64(opts.DefaultTolerationSeconds / time.Second), // whole seconds: Validate
 			Limiter:                  rate.NewLimiter(rate.Limit(opts.EvictionRate), opts.EvictionBurst),
 			IsOurs:                   scheduler.IsOurs, Workers: opts.Workers.Failover},
-		&membership.Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("membership"), NewMemberGrace: opts.NewMemberGrace,
+		&membership.Reconciler{Client: owner(pipeline.ManagerMembership), Recorder: mgr.GetEventRecorder("membership"), NewMemberGrace: opts.NewMemberGrace,
 			Workers: opts.Workers.Membership},
 		&location.Reconciler{Client: mgr.GetClient()},
-		&rollout.Reconciler{Client: mgr.GetClient(), Workers: opts.Workers.Rollout},
-		&workgen.Reconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Workers: opts.Workers.WorkGenerator,
+		&rollout.Reconciler{Client: owner(pipeline.ManagerRollout), Workers: opts.Workers.Rollout},
+		&workgen.Reconciler{Client: owner(pipeline.ManagerWorkGenerator), Scheme: mgr.GetScheme(), Workers: opts.Workers.WorkGenerator,
 			Recorder: mgr.GetEventRecorder("workgen")},
-		&workcleanup.Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("workcleanup"), Timeout: opts.WorkCleanupTimeout},
+		&workcleanup.Reconciler{Client: owner(pipeline.ManagerWorkCleanup), Recorder: mgr.GetEventRecorder("workcleanup"), Timeout: opts.WorkCleanupTimeout},
 		&eviction.Reconciler{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder("eviction")},
 		// Staged update runs roll out placements with strategy type External.
-		&updaterun.Reconciler{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder("updaterun"),
+		&updaterun.Reconciler{Client: owner(pipeline.ManagerUpdateRun), Reader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder("updaterun"),
 			Workers: opts.Workers.UpdateRun},
-		&updaterun.ExternalReconciler{Client: mgr.GetClient()},
-		&upsync.Reconciler{Client: mgr.GetClient(), Handler: upsyncHandler},
+		&updaterun.ExternalReconciler{Client: owner(pipeline.ManagerUpdateRun)},
+		&upsync.Reconciler{Client: owner(pipeline.ManagerUpsync), Handler: upsyncHandler},
 		// Override snapshots: every change of an override rolls out like a resource change.
-		&overrides.SnapshotReconciler{Client: mgr.GetClient(), Cluster: true},
-		&overrides.SnapshotReconciler{Client: mgr.GetClient()},
+		&overrides.SnapshotReconciler{Client: owner(pipeline.ManagerOverrideSnapshot), Cluster: true},
+		&overrides.SnapshotReconciler{Client: owner(pipeline.ManagerOverrideSnapshot)},
 		&reportback.Reconciler{Client: mgr.GetClient(), Dynamic: dyn, Mapper: mgr.GetRESTMapper()},
 	}
 	for _, c := range controllers {

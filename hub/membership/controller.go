@@ -196,9 +196,8 @@ func (r *Reconciler) reconcileLeave(ctx context.Context, mc *clusterv1beta1.Memb
 	if err := client.IgnoreNotFound(r.Client.Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})); err != nil {
 		return ctrl.Result{}, fmt.Errorf("failed to delete namespace %s: %w", ns, err)
 	}
-	controllerutil.RemoveFinalizer(mc, clusterv1beta1.MemberClusterFinalizer)
-	if err := r.Client.Update(ctx, mc); err != nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
+	if err := pipeline.RemoveFinalizer(ctx, r.Client, mc, clusterv1beta1.MemberClusterFinalizer, pipeline.ManagerMembership); err != nil {
+		return ctrl.Result{}, err
 	}
 	return ctrl.Result{}, nil
 }
@@ -211,11 +210,11 @@ func (r *Reconciler) releaseWorks(ctx context.Context, ns string) error {
 	}
 	for i := range works.Items {
 		w := &works.Items[i]
-		if w.DeletionTimestamp.IsZero() || !controllerutil.RemoveFinalizer(w, placementv1beta1.AppliedResourcesCleanupFinalizer) {
+		if w.DeletionTimestamp.IsZero() {
 			continue
 		}
-		if err := r.Client.Update(ctx, w); err != nil {
-			return client.IgnoreNotFound(err)
+		if err := pipeline.RemoveFinalizer(ctx, r.Client, w, placementv1beta1.AppliedResourcesCleanupFinalizer, pipeline.ManagerMembership); err != nil {
+			return err
 		}
 	}
 	return nil

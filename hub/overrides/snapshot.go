@@ -37,10 +37,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+	"github.com/flotilla-io/flotilla/hub/pipeline"
 )
 
 // ManagerOverrideSnapshot is the field manager of the override snapshot controller.
-const ManagerOverrideSnapshot = "flotilla-overridesnapshot"
+const ManagerOverrideSnapshot = pipeline.ManagerOverrideSnapshot
 
 // DefaultSnapshotHistory is how many snapshots of an override are kept.
 const DefaultSnapshotHistory = 10
@@ -84,12 +85,8 @@ func (r *SnapshotReconciler) Reconcile(ctx context.Context, req reconcile.Reques
 	if !o.GetDeletionTimestamp().IsZero() {
 		return ctrl.Result{}, r.reconcileDelete(ctx, o, existing)
 	}
-	if !controllerutil.ContainsFinalizer(o, placementv1beta1.OverrideSnapshotCleanupFinalizer) {
-		patch := client.MergeFrom(o.DeepCopyObject().(client.Object))
-		controllerutil.AddFinalizer(o, placementv1beta1.OverrideSnapshotCleanupFinalizer)
-		if err := r.Client.Patch(ctx, o, patch, client.FieldOwner(ManagerOverrideSnapshot)); err != nil {
-			return ctrl.Result{}, fmt.Errorf("failed to add the finalizer: %w", err)
-		}
+	if err := pipeline.AddFinalizer(ctx, r.Client, o, placementv1beta1.OverrideSnapshotCleanupFinalizer, ManagerOverrideSnapshot); err != nil {
+		return ctrl.Result{}, err
 	}
 	raw, err := json.Marshal(k.spec(o))
 	if err != nil {
@@ -172,9 +169,7 @@ func (r *SnapshotReconciler) reconcileDelete(ctx context.Context, o client.Objec
 			return fmt.Errorf("failed to delete override snapshot %s: %w", s.GetName(), err)
 		}
 	}
-	patch := client.MergeFrom(o.DeepCopyObject().(client.Object))
-	controllerutil.RemoveFinalizer(o, placementv1beta1.OverrideSnapshotCleanupFinalizer)
-	return client.IgnoreNotFound(r.Client.Patch(ctx, o, patch, client.FieldOwner(ManagerOverrideSnapshot)))
+	return pipeline.RemoveFinalizer(ctx, r.Client, o, placementv1beta1.OverrideSnapshotCleanupFinalizer, ManagerOverrideSnapshot)
 }
 
 // list returns an override's snapshots by index.

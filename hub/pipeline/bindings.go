@@ -31,8 +31,8 @@ import (
 	"github.com/flotilla-io/flotilla/pkg/conditions"
 )
 
-// Field managers of the hub's controllers: each writes only the fields listed
-// for it in docs/concepts/pipeline.md, under its own name.
+// Field managers of the hub's controllers: each writes only the fields its rows
+// in Ownership (ownership.go) give it, under its own name.
 const (
 	ManagerPlacement     = "flotilla-placement"
 	ManagerScheduler     = "flotilla-scheduler"

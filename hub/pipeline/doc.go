@@ -21,6 +21,9 @@ limitations under the License.
 // that no controller overwrites another's conditions and none needs to retry on
 // a conflict).
 //
-// Which controller owns which field of which object, and what wakes each, is
-// written down in docs/concepts/pipeline.md; a controller writes nothing else.
+// Which writer owns which field of which object is the table Ownership
+// (ownership.go), from which docs/concepts/pipeline.md's "Who writes what" is
+// generated and against which hub/app checks the managedFields of a pipeline
+// run; a writer writes nothing else. Finalizers are written only through
+// AddFinalizer and RemoveFinalizer (a merge patch with the resourceVersion).
 package pipeline

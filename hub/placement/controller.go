@@ -105,11 +105,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (_ ct
 		return r.reconcileDelete(ctx, key, crp)
 	}
 	if !controllerutil.ContainsFinalizer(crp, placementv1beta1.PlacementCleanupFinalizer) {
-		// The placement controller is the only writer of a placement's finalizers.
-		patch := client.MergeFrom(crp.DeepCopyObject().(client.Object))
-		controllerutil.AddFinalizer(crp, placementv1beta1.PlacementCleanupFinalizer)
-		if err := r.Client.Patch(ctx, crp, patch, client.FieldOwner(pipeline.ManagerPlacement)); err != nil {
-			return ctrl.Result{}, fmt.Errorf("failed to add the finalizer: %w", err)
+		if err := pipeline.AddFinalizer(ctx, r.Client, crp, placementv1beta1.PlacementCleanupFinalizer, pipeline.ManagerPlacement); err != nil {
+			return ctrl.Result{}, err
 		}
 	}
 	s := &scope{key: key, placement: crp}
@@ -178,10 +175,8 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, key pipeline.Placement
 		// Bindings go once their Work is gone; their deletion wakes us.
 		return ctrl.Result{}, nil
 	}
-	patch := client.MergeFrom(crp.DeepCopyObject().(client.Object))
-	controllerutil.RemoveFinalizer(crp, placementv1beta1.PlacementCleanupFinalizer)
-	if err := r.Client.Patch(ctx, crp, patch, client.FieldOwner(pipeline.ManagerPlacement)); err != nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
+	if err := pipeline.RemoveFinalizer(ctx, r.Client, crp, placementv1beta1.PlacementCleanupFinalizer, pipeline.ManagerPlacement); err != nil {
+		return ctrl.Result{}, err
 	}
 	r.changedAt.Delete(key)
 	return ctrl.Result{}, nil

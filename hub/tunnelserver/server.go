@@ -44,6 +44,7 @@ import (
 	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
 	"github.com/flotilla-io/flotilla/hub/join"
+	"github.com/flotilla-io/flotilla/hub/pipeline"
 	"github.com/flotilla-io/flotilla/hub/pki"
 	"github.com/flotilla-io/flotilla/pkg/tunnel"
 	"github.com/flotilla-io/flotilla/pkg/version"
@@ -248,7 +249,7 @@ func (s *Server) Start(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("failed to listen on %s for agents: %w", s.opts.BindAddress, err)
 	}
-	joinHandler := &join.Handler{Client: s.direct, Namespace: s.opts.Namespace, CA: ca, Log: s.log.WithName("join"),
+	joinHandler := &join.Handler{Client: client.WithFieldOwner(s.direct, pipeline.ManagerJoin), Namespace: s.opts.Namespace, CA: ca, Log: s.log.WithName("join"),
 		MemberLifetime: s.opts.MemberCertificateLifetime, AttemptsPerMinute: s.opts.JoinAttemptsPerMinute}
 	srv := &tunnel.Server{
 		TLSConfig: &tls.Config{

@@ -37,6 +37,7 @@ import (
 
 	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+	"github.com/flotilla-io/flotilla/hub/pipeline"
 	"github.com/flotilla-io/flotilla/hub/pki"
 	"github.com/flotilla-io/flotilla/pkg/conditions"
 	"github.com/flotilla-io/flotilla/pkg/tunnel"
@@ -510,10 +511,10 @@ func (s *Server) releaseWork(ctx context.Context, ns, name string) error {
 		if err := s.direct.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, w); err != nil {
 			return client.IgnoreNotFound(err)
 		}
-		if w.DeletionTimestamp.IsZero() || !controllerutil.RemoveFinalizer(w, placementv1beta1.AppliedResourcesCleanupFinalizer) {
+		if w.DeletionTimestamp.IsZero() {
 			return nil
 		}
-		return s.direct.Update(ctx, w)
+		return pipeline.RemoveFinalizer(ctx, s.direct, w, placementv1beta1.AppliedResourcesCleanupFinalizer, pipeline.ManagerTunnelServer)
 	})
 }
 

@@ -18,7 +18,6 @@ package upsync
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -28,6 +27,7 @@ import (
 
 	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+	"github.com/flotilla-io/flotilla/hub/pipeline"
 )
 
 // CleanupFinalizer keeps a Work with upsync selectors until the hub has removed the
@@ -52,16 +52,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err := r.Client.Get(ctx, req.NamespacedName, work); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	// Finalizers are patched, not updated: the agent's status and the work
-	// generator write the same Works all the time.
-	before := work.DeepCopy()
+	// Finalizers are patched with the Work's resourceVersion (pipeline.AddFinalizer):
+	// the agent's status and the work generator write the same Works all the time.
 	if work.DeletionTimestamp.IsZero() && len(work.Spec.UpsyncSelectors) > 0 {
-		if controllerutil.AddFinalizer(work, CleanupFinalizer) {
-			if err := r.Client.Patch(ctx, work, client.MergeFrom(before)); err != nil {
-				return ctrl.Result{}, fmt.Errorf("failed to add the upsync finalizer: %w", err)
-			}
-		}
-		return ctrl.Result{}, nil
+		return ctrl.Result{}, pipeline.AddFinalizer(ctx, r.Client, work, CleanupFinalizer, FieldManager)
 	}
 	if !controllerutil.ContainsFinalizer(work, CleanupFinalizer) {
 		return ctrl.Result{}, nil
@@ -79,11 +73,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 	log.FromContext(ctx).Info("Removed the upsynced mirrors of a Work", "cluster", cluster, "work", work.Name, "mirrors", len(mirrors))
 	r.Handler.Forget(req.NamespacedName)
-	controllerutil.RemoveFinalizer(work, CleanupFinalizer)
-	if err := r.Client.Patch(ctx, work, client.MergeFrom(before)); err != nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
-	}
-	return ctrl.Result{}, nil
+	return ctrl.Result{}, pipeline.RemoveFinalizer(ctx, r.Client, work, CleanupFinalizer, FieldManager)
 }
 
 // SetupWithManager registers the controller.

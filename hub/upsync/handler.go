@@ -49,11 +49,12 @@ import (
 
 	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+	"github.com/flotilla-io/flotilla/hub/pipeline"
 	"github.com/flotilla-io/flotilla/pkg/tunnel"
 )
 
 // FieldManager is the field manager of mirrors and of the Upsynced condition.
-const FieldManager = "flotilla-upsync"
+const FieldManager = pipeline.ManagerUpsync
 
 // Handler applies agents' Upsync messages to the hub. It is safe for concurrent use.
 type Handler struct {

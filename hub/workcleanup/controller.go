@@ -37,6 +37,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+	"github.com/flotilla-io/flotilla/hub/pipeline"
 )
 
 // Reconciler releases deleted Works whose member did not confirm in time.
@@ -64,10 +65,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (ctrl
 	if wait > 0 {
 		return ctrl.Result{RequeueAfter: wait}, nil
 	}
-	patch := client.MergeFromWithOptions(w.DeepCopy(), client.MergeFromWithOptimisticLock{})
-	controllerutil.RemoveFinalizer(w, placementv1beta1.AppliedResourcesCleanupFinalizer)
-	if err := r.Client.Patch(ctx, w, patch); err != nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
+	if err := pipeline.RemoveFinalizer(ctx, r.Client, w, placementv1beta1.AppliedResourcesCleanupFinalizer, pipeline.ManagerWorkCleanup); err != nil {
+		return ctrl.Result{}, err
 	}
 	if r.Recorder != nil {
 		r.Recorder.Eventf(w, nil, corev1.EventTypeWarning, "CleanupTimedOut", "Release",

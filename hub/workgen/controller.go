@@ -181,9 +181,7 @@ func (r *Reconciler) addFinalizer(ctx context.Context, s *scope) error {
 	if controllerutil.ContainsFinalizer(b, placementv1beta1.WorkCleanupFinalizer) {
 		return nil
 	}
-	patch := client.MergeFrom(b.DeepCopyObject().(client.Object))
-	controllerutil.AddFinalizer(b, placementv1beta1.WorkCleanupFinalizer)
-	return r.Client.Patch(ctx, b, patch, client.FieldOwner(pipeline.ManagerWorkGenerator))
+	return pipeline.AddFinalizer(ctx, r.Client, b, placementv1beta1.WorkCleanupFinalizer, pipeline.ManagerWorkGenerator)
 }
 
 // renderWork loads what the binding's Work holds: the snapshot's resources of
@@ -384,12 +382,7 @@ func (r *Reconciler) reconcileRemoval(ctx context.Context, lg logr.Logger, b pla
 			return fmt.Errorf("failed to get Work %s: %w", key, err)
 		}
 	}
-	patch := client.MergeFrom(b.DeepCopyObject().(client.Object))
-	controllerutil.RemoveFinalizer(b, placementv1beta1.WorkCleanupFinalizer)
-	if err := r.Client.Patch(ctx, b, patch, client.FieldOwner(pipeline.ManagerWorkGenerator)); err != nil {
-		return client.IgnoreNotFound(err)
-	}
-	return nil
+	return pipeline.RemoveFinalizer(ctx, r.Client, b, placementv1beta1.WorkCleanupFinalizer, pipeline.ManagerWorkGenerator)
 }
 
 // SetupWithManager registers the controller: binding changes other than status

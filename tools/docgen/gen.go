@@ -46,7 +46,13 @@ func generate(root string) error {
 	if err := genMetrics(root, out); err != nil {
 		return fmt.Errorf("metrics reference: %w", err)
 	}
-	return out.write(root)
+	if err := out.write(root); err != nil {
+		return err
+	}
+	if err := genOwnership(root); err != nil {
+		return fmt.Errorf("ownership tables: %w", err)
+	}
+	return nil
 }
 
 // write writes every page that changed and removes stale files from the owned directories.

@@ -30,6 +30,8 @@ limitations under the License.
 //     labels, annotations and taints from the constants in apis/*/v1beta1/well_known.go.
 //   - docs/reference/metrics.md: every flotilla_ metric, found where the hub's and the
 //     agent's packages construct their collectors.
+//   - docs/concepts/pipeline.md, between its ownership markers only: who writes
+//     which field of the pipeline's objects, from hub/pipeline.Ownership.
 //
 // The generated directories belong to docgen: it removes files there that it did
 // not write in this run, so a removed kind or binary leaves no stale page.
