@@ -37,7 +37,12 @@ export FLOTILLA_HELM      := $(HELM)
 
 BIN_DIR := bin
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo v0.0.0-dev)
-LDFLAGS := -X github.com/flotilla-io/flotilla/pkg/version.Version=$(VERSION)
+# The commit and its time (never the build's, so that builds are reproducible)
+# are printed by every binary's --version with the version.
+GIT_COMMIT := $(shell git rev-parse HEAD 2>/dev/null)
+GIT_DATE   := $(shell TZ=UTC git log -1 --date=format-local:%Y-%m-%dT%H:%M:%SZ --format=%cd 2>/dev/null)
+VERSION_PKG := github.com/flotilla-io/flotilla/pkg/version
+LDFLAGS := -X $(VERSION_PKG).Version=$(VERSION) -X $(VERSION_PKG).Commit=$(GIT_COMMIT) -X $(VERSION_PKG).Date=$(GIT_DATE)
 
 GO_TEST_FLAGS ?=
 E2E_TIMEOUT ?= 40m
