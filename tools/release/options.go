@@ -174,10 +174,10 @@ func (o *Options) Validate() error {
 		imgSeen[p] = true
 	}
 	u, err := url.Parse(strings.ReplaceAll(o.DownloadBase, "{version}", o.Version))
-	if err != nil || (u.Scheme != "https" && u.Scheme != "http" && u.Scheme != "file") || u.Host == "" && u.Scheme != "file" {
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 		return fmt.Errorf("--download-base %q is not an http(s) URL", o.DownloadBase)
 	}
-	if strings.HasSuffix(o.ImageRepository, "/") || strings.Contains(o.ImageRepository, ":") && !strings.Contains(o.ImageRepository, "/") {
+	if strings.HasSuffix(o.ImageRepository, "/") || (strings.Contains(o.ImageRepository, ":") && !strings.Contains(o.ImageRepository, "/")) {
 		return fmt.Errorf("--image-repository %q: give a repository without a trailing slash or tag, such as registry.example/flotilla", o.ImageRepository)
 	}
 	return nil

@@ -93,11 +93,6 @@ func (o *Options) deployedImage(image string) string {
 	return o.ImageRef(image)
 }
 
-// Artifact is one file of a release.
-type Artifact struct {
-	Name, SHA256 string
-}
-
 // Run builds the release of opts (after Default and Validate) into
 // opts.OutDir and returns its SHA256SUMS. log receives progress lines.
 func Run(ctx context.Context, opts Options, log io.Writer) (string, error) {
