@@ -106,8 +106,12 @@ func SBOM(s sbomSubject, version, commit string, commitTime time.Time) ([]byte, 
 	for _, p := range s.Platforms {
 		props = append(props, cdx.Property{Name: "flotilla.platform", Value: p})
 	}
-	for _, setting := range s.Builds[0].Settings {
-		props = append(props, cdx.Property{Name: "go.build." + setting.Key, Value: setting.Value})
+	// How the binary was built (GOOS, GOARCH, CGO_ENABLED, -trimpath, ...):
+	// for an archive of one binary; an image's platforms say the rest.
+	if len(s.Builds) == 1 {
+		for _, setting := range s.Builds[0].Settings {
+			props = append(props, cdx.Property{Name: "go.build." + setting.Key, Value: setting.Value})
+		}
 	}
 	bom := cdx.NewBOM()
 	bom.SerialNumber = serialNumber(s.File, s.SHA256)
