@@ -27,6 +27,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"testing"
@@ -264,6 +265,63 @@ func TestTarGzDependsOnlyOnItsEntriesAndTime(t *testing.T) {
 	}
 	if _, err := tarGz([]entry{{"a", nil, 0o644}, {"a", nil, 0o644}}, mtime); err == nil {
 		t.Error("two entries of one name were accepted")
+	}
+}
+
+func TestSBOMDependsOnlyOnItsInputs(t *testing.T) {
+	info := &debug.BuildInfo{
+		GoVersion: "go1.26.8",
+		Path:      "github.com/flotilla-io/flotilla/hub",
+		Deps: []*debug.Module{
+			{Path: "k8s.io/client-go", Version: "v0.37.2", Sum: "h1:abc="},
+			{Path: "example.com/old", Version: "v1.0.0", Replace: &debug.Module{Path: "example.com/new", Version: "v1.1.0", Sum: "h1:def="}},
+		},
+		Settings: []debug.BuildSetting{{Key: "GOOS", Value: "linux"}},
+	}
+	subject := sbomSubject{File: "flotilla-hub_v0.3.0_linux_amd64.tar.gz", SHA256: strings.Repeat("0", 64), Name: "flotilla-hub",
+		Type: cdx.ComponentTypeApplication, Platforms: []string{"linux/amd64"}, Builds: []*debug.BuildInfo{info}}
+	when := time.Date(2026, 11, 26, 23, 10, 0, 0, time.FixedZone("X", 3600))
+	a, err := SBOM(subject, "v0.3.0", "abc", when)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := SBOM(subject, "v0.3.0", "abc", when)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(a, b) {
+		t.Error("two SBOMs of the same inputs differ")
+	}
+	var bom cdx.BOM
+	if err := cdx.NewBOMDecoder(bytes.NewReader(a), cdx.BOMFileFormatJSON).Decode(&bom); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range *bom.Components {
+		got = append(got, c.PackageURL)
+	}
+	want := []string{"pkg:golang/example.com/new@v1.1.0", "pkg:golang/k8s.io/client-go@v0.37.2", "pkg:golang/stdlib@go1.26.8"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("components, a replaced module as its replacement (-want +got):\n%s", diff)
+	}
+	if bom.Metadata.Timestamp != "2026-11-26T22:10:00Z" {
+		t.Errorf("timestamp %s, want the commit time in UTC", bom.Metadata.Timestamp)
+	}
+	if !strings.HasPrefix(bom.SerialNumber, "urn:uuid:") || len(bom.SerialNumber) != len("urn:uuid:")+36 {
+		t.Errorf("serial number %q is not a urn:uuid", bom.SerialNumber)
+	}
+	other := subject
+	other.SHA256 = strings.Repeat("1", 64)
+	c, err := SBOM(other, "v0.3.0", "abc", when)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var otherBOM cdx.BOM
+	if err := cdx.NewBOMDecoder(bytes.NewReader(c), cdx.BOMFileFormatJSON).Decode(&otherBOM); err != nil {
+		t.Fatal(err)
+	}
+	if otherBOM.SerialNumber == bom.SerialNumber {
+		t.Error("another artifact got the same serial number")
 	}
 }
 
