@@ -102,16 +102,18 @@ func run() error {
 		return nil
 	}
 	var runs [2]string
+	var coldCache string
+	if coldCheck {
+		if coldCache, err = os.MkdirTemp("", "flotilla-release-gocache-"); err != nil {
+			return err
+		}
+		defer os.RemoveAll(coldCache)
+	}
 	for i := range runs {
 		o := opts
 		o.OutDir = filepath.Join(opts.OutDir, strconv.Itoa(i+1))
 		if i == 1 && coldCheck {
-			cache, err := os.MkdirTemp("", "flotilla-release-gocache-")
-			if err != nil {
-				return err
-			}
-			defer os.RemoveAll(cache)
-			if err := os.Setenv("GOCACHE", cache); err != nil {
+			if err := os.Setenv("GOCACHE", coldCache); err != nil {
 				return err
 			}
 		}

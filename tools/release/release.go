@@ -284,7 +284,7 @@ func goBuild(ctx context.Context, opts Options, p Platform, dir string) error {
 	}
 	cmd := exec.CommandContext(ctx, opts.Go, args...)
 	cmd.Dir = opts.Root
-	env := []string{}
+	env := make([]string, 0, len(os.Environ())+6)
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
 		switch k {
@@ -293,7 +293,8 @@ func goBuild(ctx context.Context, opts Options, p Platform, dir string) error {
 		}
 		env = append(env, kv)
 	}
-	cmd.Env = append(env, "GOOS="+p.OS, "GOARCH="+p.Arch, "CGO_ENABLED=0", "GOFLAGS=", "GOAMD64=v1", "GOARM64=v8.0")
+	env = append(env, "GOOS="+p.OS, "GOARCH="+p.Arch, "CGO_ENABLED=0", "GOFLAGS=", "GOAMD64=v1", "GOARM64=v8.0")
+	cmd.Env = env
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
