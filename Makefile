@@ -37,7 +37,12 @@ export FLOTILLA_HELM      := $(HELM)
 
 BIN_DIR := bin
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo v0.0.0-dev)
-LDFLAGS := -X github.com/flotilla-io/flotilla/pkg/version.Version=$(VERSION)
+# The commit and its time (never the build's, so that builds are reproducible)
+# are printed by every binary's --version with the version.
+GIT_COMMIT := $(shell git rev-parse HEAD 2>/dev/null)
+GIT_DATE   := $(shell TZ=UTC git log -1 --date=format-local:%Y-%m-%dT%H:%M:%SZ --format=%cd 2>/dev/null)
+VERSION_PKG := github.com/flotilla-io/flotilla/pkg/version
+LDFLAGS := -X $(VERSION_PKG).Version=$(VERSION) -X $(VERSION_PKG).Commit=$(GIT_COMMIT) -X $(VERSION_PKG).Date=$(GIT_DATE)
 
 GO_TEST_FLAGS ?=
 E2E_TIMEOUT ?= 40m
@@ -183,6 +188,27 @@ images: ## Build the hub and agent images as OCI archives in bin/images (no cont
 	CGO_ENABLED=0 GOOS=linux GOARCH=amd64 $(GO) build -trimpath -ldflags "-s -w $(LDFLAGS)" -o $(BIN_DIR)/linux-amd64/ ./hub ./agent
 	$(GO) run ./tools/images --bin $(BIN_DIR)/linux-amd64 --out $(IMAGES_DIR) --tag $(IMAGE_TAG) \
 		--version $(VERSION) --revision "$$(git rev-parse HEAD 2>/dev/null)" --created "$$(git log -1 --format=%ct 2>/dev/null)" --set-manifests
+
+##@ Releases
+
+DIST_DIR ?= dist
+# Only a VERSION given on the command line (or in the environment) names a
+# release; the git describe default above does not.
+RELEASE_VERSION = $(if $(filter command line environment,$(origin VERSION)),$(VERSION),)
+# Extra flags of tools/release (--image-repository, --download-base, ...);
+# ALLOW_DIRTY=1 builds a trial release from uncommitted changes.
+RELEASE_FLAGS ?=
+RELEASE_ARGS = --version "$(RELEASE_VERSION)" $(if $(ALLOW_DIRTY),--allow-dirty) $(RELEASE_FLAGS)
+
+.PHONY: release
+release: ## Build release VERSION=vX.Y.Z into dist/: binaries for linux and darwin on amd64 and arm64, multi-arch images, install.yaml, SBOMs, krew manifest, notes, SHA256SUMS (docs/operations/releases.md).
+	rm -rf $(DIST_DIR)
+	$(GO) run ./tools/release --out $(DIST_DIR) $(RELEASE_ARGS)
+
+.PHONY: release-check
+release-check: ## Build release VERSION=vX.Y.Z twice into dist/check/1 and dist/check/2 and fail unless the digests are identical (COLD=1: the second with an empty Go build cache).
+	rm -rf $(DIST_DIR)/check
+	$(GO) run ./tools/release --check $(if $(COLD),--cold) --out $(DIST_DIR)/check $(RELEASE_ARGS)
 
 .PHONY: podman
 podman: ## Install and configure podman for kind fleets (once); fails with one line where privileged containers cannot run.

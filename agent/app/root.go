@@ -53,15 +53,8 @@ func NewCommand() *cobra.Command {
 		newJoinCommand(),
 		newRunCommand(),
 		newLeaveCommand(),
-		&cobra.Command{
-			Use:   "version",
-			Short: "Print the agent's version",
-			Args:  cobra.NoArgs,
-			Run: func(cmd *cobra.Command, _ []string) {
-				fmt.Fprintln(cmd.OutOrStdout(), version.String("agent"))
-			},
-		},
 	)
+	version.AddTo(cmd, "agent")
 	return cmd
 }
 

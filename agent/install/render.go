@@ -56,8 +56,11 @@ var renderedFiles = map[string]string{
 const baseKustomization = "agent/base/kustomization.yaml"
 
 // DefaultImage is the agent image manifests/agent deploys: its images entry
-// for flotilla-agent.
+// for flotilla-agent; in a released agent, the release's agent image.
 func DefaultImage() (string, error) {
+	if releaseImage != "" {
+		return releaseImage, nil
+	}
 	data, err := fs.ReadFile(manifests.Agent, baseKustomization)
 	if err != nil {
 		return "", fmt.Errorf("failed to read the embedded manifests/agent: %w", err)
@@ -85,6 +88,13 @@ func DefaultImage() (string, error) {
 	}
 	return name + ":" + tag, nil
 }
+
+// releaseImage, when set, is the agent image of the release this agent is
+// from (repository:version): tools/release sets it at link time with
+// -ldflags "-X github.com/flotilla-io/flotilla/agent/install.releaseImage=...",
+// so that a released agent installs its own release, not the tag the
+// manifests name.
+var releaseImage string
 
 // Render returns manifests/agent for an RBAC profile (empty is ProfileFull), as
 // kustomize builds it (manifests/agent/rendered), with the agent container's

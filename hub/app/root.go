@@ -65,21 +65,11 @@ func NewCommand() *cobra.Command {
 	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return fmt.Errorf("%w (see '%s --help')", err, c.CommandPath())
 	})
-	cmd.AddCommand(newVersionCommand(), newTokenCommand())
+	version.AddTo(cmd, "hub")
+	cmd.AddCommand(newTokenCommand())
 	// cordon, uncordon and drain are also `kubectl flotilla` commands (hub/cli).
 	cmd.AddCommand(cli.ClusterCommands()...)
 	return cmd
-}
-
-func newVersionCommand() *cobra.Command {
-	return &cobra.Command{
-		Use:   "version",
-		Short: "Print the hub's version",
-		Args:  cobra.NoArgs,
-		Run: func(cmd *cobra.Command, _ []string) {
-			fmt.Fprintln(cmd.OutOrStdout(), version.String("hub"))
-		},
-	}
 }
 
 // restConfig loads the hub cluster's config from --kubeconfig, or the usual chain.

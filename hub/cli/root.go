@@ -55,15 +55,8 @@ func NewCommand() *cobra.Command {
 		NewCordonCommand(cfg),
 		NewUncordonCommand(cfg),
 		NewDrainCommand(cfg),
-		&cobra.Command{
-			Use:   "version",
-			Short: "Print the plugin's version",
-			Args:  cobra.NoArgs,
-			Run: func(cmd *cobra.Command, _ []string) {
-				fmt.Fprintln(cmd.OutOrStdout(), version.String("kubectl-flotilla"))
-			},
-		},
 	)
+	version.AddTo(cmd, "kubectl-flotilla")
 	return cmd
 }
 

@@ -108,3 +108,15 @@ func TestCheckSkewMessage(t *testing.T) {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
+
+func TestStringNamesTheCommitAndDateWhenKnown(t *testing.T) {
+	defer func(v, c, d string) { Version, Commit, Date = v, c, d }(Version, Commit, Date)
+	Version, Commit, Date = "v0.3.0", "", ""
+	if got := String("hub"); !strings.HasPrefix(got, "hub v0.3.0 (go") {
+		t.Errorf("String = %q, want the version then the Go version when commit and date are unknown", got)
+	}
+	Commit, Date = "2344da0", "2026-11-26T23:10:00Z"
+	if got := String("agent"); !strings.HasPrefix(got, "agent v0.3.0 (commit 2344da0, 2026-11-26T23:10:00Z, go") {
+		t.Errorf("String = %q, want the version, commit and date", got)
+	}
+}

@@ -95,6 +95,21 @@ type Image struct {
 	Labels map[string]string
 	// Created is the config's creation time. Default: Epoch.
 	Created time.Time
+	// OS and Architecture are the platform of the image's binaries, as GOOS
+	// and GOARCH name them. Default: linux and amd64.
+	OS, Architecture string
+}
+
+// platform is the image's platform, with the defaults filled in.
+func (img Image) platform() v1.Platform {
+	p := v1.Platform{OS: img.OS, Architecture: img.Architecture}
+	if p.OS == "" {
+		p.OS = "linux"
+	}
+	if p.Architecture == "" {
+		p.Architecture = "amd64"
+	}
+	return p
 }
 
 // Result is what WriteArchive built.
@@ -142,8 +157,9 @@ func Build(img Image) (v1.Image, error) {
 		return nil, err
 	}
 	cf = cf.DeepCopy()
-	cf.Architecture = "amd64"
-	cf.OS = "linux"
+	platform := img.platform()
+	cf.Architecture = platform.Architecture
+	cf.OS = platform.OS
 	cf.Created = v1.Time{Time: created}
 	cf.Config.Entrypoint = img.Entrypoint
 	cf.Config.Cmd = img.Cmd
@@ -182,6 +198,59 @@ func WriteArchive(file string, img Image) (Result, error) {
 		AnnotationRefName:        tagOf(img.Ref),
 	})); err != nil {
 		return Result{}, fmt.Errorf("failed to write %s: %w", img.Ref, err)
+	}
+	size, err := tarFolder(tmp, file)
+	if err != nil {
+		return Result{}, err
+	}
+	return Result{Digest: digest.String(), Size: size}, nil
+}
+
+// WriteIndexArchive builds one image per platform (imgs, each with its OS and
+// Architecture, all stored as ref) and writes them to file as an OCI
+// image-layout tar whose index.json names one image index: a multi-platform
+// image, which a runtime resolves to its own platform's image. The Result's
+// Digest is the image index's.
+func WriteIndexArchive(file, ref string, imgs []Image) (Result, error) {
+	if len(imgs) == 0 {
+		return Result{}, fmt.Errorf("%s has no images", ref)
+	}
+	idx := mutate.IndexMediaType(empty.Index, types.OCIImageIndex)
+	seen := map[string]bool{}
+	for _, img := range imgs {
+		platform := img.platform()
+		key := platform.OS + "/" + platform.Architecture
+		if seen[key] {
+			return Result{}, fmt.Errorf("%s: two images for %s", ref, key)
+		}
+		seen[key] = true
+		built, err := Build(img)
+		if err != nil {
+			return Result{}, err
+		}
+		idx = mutate.AppendManifests(idx, mutate.IndexAddendum{
+			Add:        built,
+			Descriptor: v1.Descriptor{MediaType: types.OCIManifestSchema1, Platform: &platform},
+		})
+	}
+	digest, err := idx.Digest()
+	if err != nil {
+		return Result{}, fmt.Errorf("failed to build the image index of %s: %w", ref, err)
+	}
+	tmp, err := os.MkdirTemp(filepath.Dir(file), ".ociimage-")
+	if err != nil {
+		return Result{}, fmt.Errorf("failed to create a work folder: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+	p, err := layout.Write(tmp, empty.Index)
+	if err != nil {
+		return Result{}, fmt.Errorf("failed to start the image layout: %w", err)
+	}
+	if err := p.AppendIndex(idx, layout.WithAnnotations(map[string]string{
+		AnnotationContainerdName: ref,
+		AnnotationRefName:        tagOf(ref),
+	})); err != nil {
+		return Result{}, fmt.Errorf("failed to write %s: %w", ref, err)
 	}
 	size, err := tarFolder(tmp, file)
 	if err != nil {

@@ -181,3 +181,102 @@ func TestTagOf(t *testing.T) {
 		}
 	}
 }
+
+// unpack extracts an archive WriteArchive or WriteIndexArchive wrote into a
+// folder and opens it as an OCI image layout.
+func unpack(t *testing.T, archive string) layout.Path {
+	t.Helper()
+	f, err := os.Open(archive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	root := filepath.Join(t.TempDir(), "layout")
+	tr := tar.NewReader(f)
+	for {
+		hdr, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(root, hdr.Name)
+		if hdr.Typeflag == tar.TypeDir {
+			if err := os.MkdirAll(p, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		data, _ := io.ReadAll(tr)
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return layout.Path(root)
+}
+
+func TestIndexArchiveHoldsOneImagePerPlatform(t *testing.T) {
+	dir := t.TempDir()
+	amd, arm := sample(t, "amd64 binary"), sample(t, "arm64 binary")
+	arm.Architecture = "arm64"
+	write := func(name string) Result {
+		res, err := WriteIndexArchive(filepath.Join(dir, name), "docker.io/library/tool:v1", []Image{amd, arm})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	res := write("a.tar")
+	if again := write("b.tar"); again.Digest != res.Digest {
+		t.Errorf("digests differ: %s and %s", res.Digest, again.Digest)
+	}
+	da, _ := os.ReadFile(filepath.Join(dir, "a.tar"))
+	db, _ := os.ReadFile(filepath.Join(dir, "b.tar"))
+	if !bytes.Equal(da, db) {
+		t.Error("the two archives differ byte for byte")
+	}
+
+	top, err := unpack(t, filepath.Join(dir, "a.tar")).ImageIndex()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tm, err := top.IndexManifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tm.Manifests) != 1 || tm.Manifests[0].Digest.String() != res.Digest || tm.Manifests[0].Annotations[AnnotationRefName] != "v1" {
+		t.Fatalf("index.json = %+v, want one entry: the image index %s tagged v1", tm.Manifests, res.Digest)
+	}
+	idx, err := top.ImageIndex(tm.Manifests[0].Digest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := idx.IndexManifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range m.Manifests {
+		img, err := idx.Image(d.Digest)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cf, err := img.ConfigFile()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, d.Platform.OS+"/"+d.Platform.Architecture+" config "+cf.OS+"/"+cf.Architecture)
+	}
+	want := []string{"linux/amd64 config linux/amd64", "linux/arm64 config linux/arm64"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("platforms (-want +got):\n%s", diff)
+	}
+}
+
+func TestIndexArchiveRefusesTwoImagesOfOnePlatform(t *testing.T) {
+	_, err := WriteIndexArchive(filepath.Join(t.TempDir(), "a.tar"), "tool:v1", []Image{sample(t, "a"), sample(t, "b")})
+	if err == nil {
+		t.Fatal("two linux/amd64 images were accepted")
+	}
+}
