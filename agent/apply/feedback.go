@@ -37,8 +37,8 @@ type feedbackRules map[schema.GroupKind][]feedbackPath
 type feedbackPath struct {
 	version string
 	name    string
-	parser *jsonpath.JSONPath
-	err    error
+	parser  *jsonpath.JSONPath
+	err     error
 }
 
 // parseFeedback parses the statusFeedback rules of a Work.
