@@ -29,6 +29,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/retry"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
@@ -125,13 +126,17 @@ func TestClusterResourceOverrideSnapshots(t *testing.T) {
 	snap.Spec.OverrideHash = "changed"
 	testenv.CheckValidation(t, env.Client.Update(ctx, snap), "spec is immutable")
 
+	// The snapshot controller writes the override's finalizer and status
+	// meanwhile: an edit retries on a conflict, as any client's would.
 	update := func(mutate func(*placementv1beta1.ClusterResourceOverride)) {
 		t.Helper()
-		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(cro), cro); err != nil {
-			t.Fatal(err)
-		}
-		mutate(cro)
-		if err := env.Client.Update(ctx, cro); err != nil {
+		if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			if err := env.Client.Get(ctx, client.ObjectKeyFromObject(cro), cro); err != nil {
+				return err
+			}
+			mutate(cro)
+			return env.Client.Update(ctx, cro)
+		}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -168,11 +173,13 @@ func TestResourceOverrideSnapshots(t *testing.T) {
 	testenv.Create(t, env.Client, ro)
 	list := func() client.ObjectList { return &placementv1beta1.ResourceOverrideSnapshotList{} }
 	expectSnapshots(t, list, "ro-a-0=true", client.InNamespace("team-ro"))
-	if err := env.Client.Get(ctx, client.ObjectKeyFromObject(ro), ro); err != nil {
-		t.Fatal(err)
-	}
-	ro.Spec.Placement = &placementv1beta1.PlacementRef{Name: "web"}
-	if err := env.Client.Update(ctx, ro); err != nil {
+	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(ro), ro); err != nil {
+			return err
+		}
+		ro.Spec.Placement = &placementv1beta1.PlacementRef{Name: "web"}
+		return env.Client.Update(ctx, ro)
+	}); err != nil {
 		t.Fatal(err)
 	}
 	expectSnapshots(t, list, "ro-a-0=false ro-a-1=true", client.InNamespace("team-ro"))
