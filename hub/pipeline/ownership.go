@@ -227,6 +227,8 @@ var Ownership = []KindOwnership{
 			{Field: "metadata.annotations", Writer: WriterUser, How: HowUser},
 			{Field: "metadata.finalizers[" + placementv1beta1.OverrideSnapshotCleanupFinalizer + "]", Writer: ManagerOverrideSnapshot, How: HowLockedMergePatch,
 				Note: "removed once the override's snapshots are deleted"},
+			{Field: "status", Writer: ManagerOverrideSnapshot, How: HowMergePatch,
+				Note: "`observedGeneration` and `latestSnapshot` once the generation is snapshotted (kstatus)"},
 		},
 	},
 	{
@@ -267,7 +269,7 @@ var Ownership = []KindOwnership{
 	},
 	{
 		Kind: "MemberCluster",
-		Rows: []FieldWrite{
+		Rows: append([]FieldWrite{
 			{Field: "spec", Writer: WriterUser, How: HowUser, Note: "including user taints; `hub drain` adds and removes the cordon taint (merge patch with resourceVersion)"},
 			{Field: "metadata.labels", Writer: WriterUser, How: HowUser},
 			{Field: "metadata.labels", Writer: ManagerJoin, How: HowCreate, Note: "the MemberCluster is created by a join with the token's labels (a re-join merges them in)"},
@@ -302,7 +304,7 @@ var Ownership = []KindOwnership{
 			{Field: "status.conditions[" + clusterv1beta1.ConditionHealthy + "]", Writer: ManagerReplicaSweeper, How: HowLockedUpdate, Note: "`Unknown` with the above"},
 			{Field: "status.agentSession", Writer: ManagerReplicaSweeper, How: HowLockedUpdate, Note: "cleared with the above"},
 			{Writer: ManagerJoin, How: HowDelete, Note: "`agent leave`"},
-		},
+		}, kstatusRows(ManagerJoin, ManagerMembership, ManagerTunnelServer, ManagerReplicaSweeper)...),
 		Note: "The session guard: a tunnel session's generation is its start time (Unix\n" +
 			"nanoseconds). Every status write of the tunnel server reads the MemberCluster,\n" +
 			"checks a guard on what it read and writes with that resourceVersion (a\n" +
@@ -341,4 +343,23 @@ var namespacedKinds = map[string]string{
 	"ResourceBinding":          "ClusterResourceBinding",
 	"ResourceOverride":         "ClusterResourceOverride",
 	"ResourceOverrideSnapshot": "ClusterResourceOverrideSnapshot",
+}
+
+// kstatusRows are the rows of the kstatus conditions (Ready, Reconciling,
+// Stalled) and status.observedGeneration of a MemberCluster: every writer of its
+// status sets them, from the other conditions, in the same write
+// (hub/readiness).
+func kstatusRows(writers ...string) []FieldWrite {
+	var out []FieldWrite
+	for _, w := range writers {
+		for _, f := range []string{
+			"status.conditions[" + clusterv1beta1.ConditionReady + "]",
+			"status.conditions[" + clusterv1beta1.ConditionReconciling + "]",
+			"status.conditions[" + clusterv1beta1.ConditionStalled + "]",
+			"status.observedGeneration",
+		} {
+			out = append(out, FieldWrite{Field: f, Writer: w, How: HowLockedUpdate, Note: "kstatus, computed from the other conditions with each status write"})
+		}
+	}
+	return out
 }

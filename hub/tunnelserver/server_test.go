@@ -256,6 +256,16 @@ func TestHeartbeatsAreKeptInMemoryAndSilenceDisconnects(t *testing.T) {
 	if err := env.Client.Update(ctx, mc); err != nil {
 		t.Fatal(err)
 	}
+	// The hub reads the period from its cache: connect once it tells the agent
+	// 1s (a session started before would count periods of the default 5s).
+	testenv.Eventually(t, 10*time.Second, func() error {
+		probe := dialUnmanaged(t, addr, "alpha", cert, pool)
+		defer func() { _ = probe.Close() }()
+		if got := probe.HelloAck().HeartbeatPeriodSeconds; got != 1 {
+			return fmt.Errorf("the hub still tells a period of %ds", got)
+		}
+		return nil
+	})
 	s := connect(t, addr, "alpha", cert, pool)
 	testenv.Eventually(t, 10*time.Second, func() error {
 		mc := member(t, "alpha")
