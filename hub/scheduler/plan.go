@@ -38,9 +38,10 @@ import (
 //  2. A selected cluster's binding gets the snapshot name and the decision, and
 //     Unscheduled becomes Scheduled again; a spec that already says so is not
 //     written. A plain "kept" decision (framework.ReasonKept) does not replace
-//     the selected decision a binding has under the same snapshot: that one says
+//     the "picked" decision a binding has under the same snapshot: that one says
 //     why the cluster was picked, and rewriting it on the pass after the create
-//     would write every new binding twice.
+//     would write every new binding twice. Any other decision it has (kept
+//     despite a taint, say) is replaced, so it never outlives its cause.
 //  3. Every selected cluster's binding gets its Scheduled condition: False
 //     Evicting while a graceful eviction holds it (held), False Misplaced when
 //     the cluster no longer matches (Kratix: flagged, not moved), True
@@ -113,7 +114,7 @@ func planBindings(existing []placementv1beta1.BindingObj, res framework.CycleRes
 // continues reports whether d only says that a binding selected under snapshot
 // stays where it is (rule 2).
 func continues(have *placementv1beta1.ResourceBindingSpec, d placementv1beta1.ClusterDecision, snapshot string) bool {
-	return d.Selected && d.Reason == framework.ReasonKept && have.ClusterDecision.Selected &&
+	return d.Selected && d.Reason == framework.ReasonKept && have.ClusterDecision.Selected && framework.Picked(have.ClusterDecision.Reason) &&
 		have.SchedulingPolicySnapshotName == snapshot && have.State != placementv1beta1.BindingStateUnscheduled
 }
 

@@ -60,11 +60,14 @@ func describe(p bindingPlan) planned {
 	return out
 }
 
+// pickedReason is a reason the framework gives a cluster it picks.
+const pickedReason = "picked: matches"
+
 func bindingAt(cluster string, state placementv1beta1.BindingState, snapshot string) *placementv1beta1.ClusterResourceBinding {
 	return &placementv1beta1.ClusterResourceBinding{
 		ObjectMeta: metav1.ObjectMeta{Name: "p-" + cluster, Generation: 1},
 		Spec: placementv1beta1.ResourceBindingSpec{State: state, TargetCluster: cluster, SchedulingPolicySnapshotName: snapshot,
-			ClusterDecision: placementv1beta1.ClusterDecision{ClusterName: cluster, Selected: state != placementv1beta1.BindingStateUnscheduled, Reason: "picked"}},
+			ClusterDecision: placementv1beta1.ClusterDecision{ClusterName: cluster, Selected: state != placementv1beta1.BindingStateUnscheduled, Reason: pickedReason}},
 	}
 }
 
@@ -77,7 +80,7 @@ func deleting(b *placementv1beta1.ClusterResourceBinding) *placementv1beta1.Clus
 func picked(clusters ...string) []placementv1beta1.ClusterDecision {
 	var out []placementv1beta1.ClusterDecision
 	for _, c := range clusters {
-		out = append(out, placementv1beta1.ClusterDecision{ClusterName: c, Selected: true, Reason: "picked"})
+		out = append(out, placementv1beta1.ClusterDecision{ClusterName: c, Selected: true, Reason: pickedReason})
 	}
 	return out
 }
@@ -94,7 +97,7 @@ func TestPlanBindings(t *testing.T) {
 		name: "a selected cluster without a binding gets one, Scheduled, then its condition",
 		res:  framework.CycleResult{Selected: []string{"m1", "m2"}, Decisions: picked("m1", "m2")},
 		want: planned{
-			Create:    []string{`m1 Scheduled snapshot=p-1 decision="picked"`, `m2 Scheduled snapshot=p-1 decision="picked"`},
+			Create:    []string{`m1 Scheduled snapshot=p-1 decision="picked: matches"`, `m2 Scheduled snapshot=p-1 decision="picked: matches"`},
 			Scheduled: []string{"m1 True/Scheduled new=true", "m2 True/Scheduled new=true"},
 		},
 	}, {
@@ -108,6 +111,19 @@ func TestPlanBindings(t *testing.T) {
 		res: framework.CycleResult{Selected: []string{"m1"},
 			Decisions: []placementv1beta1.ClusterDecision{{ClusterName: "m1", Selected: true, Reason: framework.ReasonKept}}},
 		want: planned{Scheduled: []string{"m1 True/Scheduled new=false"}},
+	}, {
+		name: "a binding kept for another reason (despite a taint) gets the plain kept decision once the reason is gone",
+		existing: []*placementv1beta1.ClusterResourceBinding{func() *placementv1beta1.ClusterResourceBinding {
+			b := bindingAt("m1", placementv1beta1.BindingStateBound, snap)
+			b.Spec.ClusterDecision.Reason = "kept: the taint unreachable is not tolerated, but PickAll has nowhere else to go"
+			return b
+		}()},
+		res: framework.CycleResult{Selected: []string{"m1"},
+			Decisions: []placementv1beta1.ClusterDecision{{ClusterName: "m1", Selected: true, Reason: framework.ReasonKept}}},
+		want: planned{
+			Spec:      []string{`m1 Bound→Bound if="" fields=[clusterDecision schedulingPolicySnapshotName]`},
+			Scheduled: []string{"m1 True/Scheduled new=false"},
+		},
 	}, {
 		name:     "a kept binding of an older policy snapshot gets the new decision",
 		existing: []*placementv1beta1.ClusterResourceBinding{bindingAt("m1", placementv1beta1.BindingStateBound, "p-0")},
@@ -154,7 +170,7 @@ func TestPlanBindings(t *testing.T) {
 		res:      framework.CycleResult{Selected: []string{"m1"}, Unschedule: []string{"m2"}, Decisions: picked("m1")},
 		held:     map[string]string{"m2": "evicting: taint"},
 		want: planned{
-			Create:    []string{`m1 Scheduled snapshot=p-1 decision="picked"`},
+			Create:    []string{`m1 Scheduled snapshot=p-1 decision="picked: matches"`},
 			Scheduled: []string{"m1 True/Scheduled new=true", "m2 False/Evicting new=false"},
 		},
 	}, {

@@ -405,6 +405,10 @@ func (c *cycle) dynamicScore(ctx context.Context, ci *ClusterInfo, scorers []int
 // and stays on, with nothing else to say.
 const ReasonKept = "kept: the placement is already on the cluster"
 
+// Picked reports whether a decision's reason is one the framework gives a
+// cluster it picks ("picked: ...").
+func Picked(reason string) bool { return strings.HasPrefix(reason, "picked: ") }
+
 // Reasons the framework itself gives.
 const (
 	reasonNotNamed        = "not named in the policy's clusterNames"
