@@ -18,11 +18,11 @@ limitations under the License.
 
 // Package kindsmoke is the kind smoke suite CI runs (make e2e-kind-smoke): a hub
 // and one member as kind clusters in podman, from the node image built here. The
-// hub is installed from manifests/hub with the image just built or, with
-// FLOTILLA_KIND_HUB_CHART=1, with its Helm chart (charts/flotilla-hub and the
-// pinned helm; not yet run on kind, so not CI's default), the member joins with `agent join --install`, a
-// placement's pods really run, and an agent pod that is deleted comes back and
-// reconnects.
+// hub is installed the way docs/operations/helm.md tells users to, with its Helm
+// chart (charts/flotilla-hub and the pinned helm) and the image just built, or
+// from manifests/hub with FLOTILLA_KIND_HUB_CHART=0; the member joins with
+// `agent join --install`, a placement's pods really run, and an agent pod that
+// is deleted comes back and reconnects.
 package kindsmoke
 
 import (
@@ -48,9 +48,9 @@ import (
 	"github.com/flotilla-io/flotilla/tools/toolchain"
 )
 
-// hubFromChart installs the hub with its Helm chart instead of manifests/hub
-// (FLOTILLA_KIND_HUB_CHART=1).
-var hubFromChart = os.Getenv("FLOTILLA_KIND_HUB_CHART") == "1"
+// hubFromChart installs the hub with its Helm chart (CI's default), or from
+// manifests/hub with FLOTILLA_KIND_HUB_CHART=0.
+var hubFromChart = os.Getenv("FLOTILLA_KIND_HUB_CHART") != "0"
 
 const member = "member-1"
 

@@ -69,10 +69,10 @@ type Options struct {
 	// status no older than it may already be. 0: no grace. Default: 5s
 	// (tunnel.DefaultHeartbeatPeriod).
 	DisconnectGrace time.Duration
-	// DefaultTolerationSeconds is how long a placement stays on a cluster with a
+	// DefaultToleration is how long a placement stays on a cluster with a
 	// NoExecute taint it does not tolerate (e.g. unreachable), in whole seconds;
 	// 0 moves it at once. Default: 60s.
-	DefaultTolerationSeconds time.Duration
+	DefaultToleration time.Duration
 	// EvictionGracefulTimeout bounds how long an evicted binding is kept while its
 	// replacement is not available yet; 0 keeps none. Default: 5m.
 	EvictionGracefulTimeout time.Duration
@@ -180,7 +180,7 @@ func NewOptions() *Options {
 		APIServerTimeout:            30 * time.Second,
 		HeartbeatMisses:             3,
 		DisconnectGrace:             tunnel.DefaultHeartbeatPeriod,
-		DefaultTolerationSeconds:    60 * time.Second,
+		DefaultToleration:           60 * time.Second,
 		EvictionGracefulTimeout:     5 * time.Minute,
 		EvictionRate:                1,
 		EvictionBurst:               10,
@@ -225,7 +225,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.LeaderElectionLeaseDuration, "leader-election-lease-duration", o.LeaderElectionLeaseDuration, "Duration of the leader's lease.")
 	fs.IntVar(&o.HeartbeatMisses, "heartbeat-misses", o.HeartbeatMisses, "Heartbeat periods without a heartbeat after which a member's agent counts as disconnected.")
 	fs.DurationVar(&o.DisconnectGrace, "disconnect-grace", o.DisconnectGrace, "How long after an agent's session ended the hub waits for it to reconnect before it reports the member disconnected; 0 reports at once.")
-	fs.DurationVar(&o.DefaultTolerationSeconds, "default-toleration", o.DefaultTolerationSeconds, "How long a placement stays on a cluster with a NoExecute taint it does not tolerate (e.g. unreachable) before it is moved.")
+	fs.DurationVar(&o.DefaultToleration, "default-toleration", o.DefaultToleration, "How long a placement stays on a cluster with a NoExecute taint it does not tolerate (e.g. unreachable) before it is moved.")
 	fs.DurationVar(&o.EvictionGracefulTimeout, "eviction-graceful-timeout", o.EvictionGracefulTimeout, "How long an evicted placement's resources stay while their replacement is not available yet.")
 	fs.Float64Var(&o.EvictionRate, "eviction-rate", o.EvictionRate, "Taint evictions per second across the fleet.")
 	fs.IntVar(&o.EvictionBurst, "eviction-burst", o.EvictionBurst, "Taint evictions allowed at once before --eviction-rate paces them.")
@@ -294,10 +294,10 @@ func (o *Options) Validate() error {
 	if o.DisconnectGrace < 0 {
 		return fmt.Errorf("--disconnect-grace must not be negative (0 reports a disconnection at once), got %s", o.DisconnectGrace)
 	}
-	if o.DefaultTolerationSeconds < 0 || o.DefaultTolerationSeconds%time.Second != 0 {
+	if o.DefaultToleration < 0 || o.DefaultToleration%time.Second != 0 {
 		// A toleration counts whole seconds (tolerationSeconds): 500ms would
 		// silently be 0.
-		return fmt.Errorf("--default-toleration must be a whole number of seconds, 0 or more, got %s", o.DefaultTolerationSeconds)
+		return fmt.Errorf("--default-toleration must be a whole number of seconds, 0 or more, got %s", o.DefaultToleration)
 	}
 	if o.EvictionGracefulTimeout < 0 {
 		return fmt.Errorf("--eviction-graceful-timeout must not be negative (0 keeps no evicted placement), got %s", o.EvictionGracefulTimeout)

@@ -135,7 +135,7 @@ func setupHub(_ context.Context, mgr ctrl.Manager, opts *Options) error {
 			Framework: plugins.NewFramework(framework.Options{}), Rand: rand.New(rand.NewSource(time.Now().UnixNano())),
 			GracefulTimeout: opts.EvictionGracefulTimeout, Recorder: mgr.GetEventRecorder("scheduler"), Workers: opts.Workers.Scheduler},
 		&failover.Reconciler{Client: owner(pipeline.ManagerFailover), Recorder: mgr.GetEventRecorder("failover"),
-			DefaultTolerationSeconds: int64(opts.DefaultTolerationSeconds / time.Second), // whole seconds: Validate
+			DefaultTolerationSeconds: int64(opts.DefaultToleration / time.Second), // whole seconds: Validate
 			Limiter:                  rate.NewLimiter(rate.Limit(opts.EvictionRate), opts.EvictionBurst),
 			IsOurs:                   scheduler.IsOurs, Workers: opts.Workers.Failover},
 		&membership.Reconciler{Client: owner(pipeline.ManagerMembership), Recorder: mgr.GetEventRecorder("membership"), NewMemberGrace: opts.NewMemberGrace,

@@ -74,8 +74,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 func (r *Reconciler) mirror(ctx context.Context, id placementv1beta1.WorkResourceIdentifier, raw []byte) error {
 	gvk := schema.GroupVersionKind{Group: id.Group, Version: id.Version, Kind: id.Kind}
 	mapping, err := r.Mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
-	if err != nil {
+	if meta.IsNoMatchError(err) {
 		return nil // the hub does not serve the kind (any more)
+	}
+	if err != nil {
+		return fmt.Errorf("failed to map %s on the hub: %w", gvk, err)
 	}
 	ri := r.Dynamic.Resource(mapping.Resource).Namespace(id.Namespace)
 	if mapping.Scope.Name() == meta.RESTScopeNameRoot {
@@ -90,14 +93,16 @@ func (r *Reconciler) mirror(ctx context.Context, id placementv1beta1.WorkResourc
 	}
 	var status map[string]any
 	if err := json.Unmarshal(raw, &status); err != nil {
-		return nil
+		// Retrying cannot mend a report; the agent's next one replaces it.
+		log.FromContext(ctx).Error(err, "skipped a reported status that is not a JSON object", "kind", id.Kind, "name", id.Name)
+		return nil //nolint:nilerr // logged above; a retry would read the same bytes
 	}
 	if equality.Semantic.DeepEqual(obj.Object["status"], status) {
 		return nil
 	}
 	patch, err := json.Marshal(map[string]any{"status": status})
 	if err != nil {
-		return nil
+		return fmt.Errorf("failed to encode the status of %s %s: %w", id.Kind, id.Name, err)
 	}
 	_, err = ri.Patch(ctx, id.Name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: FieldManager}, "status")
 	if apierrors.IsNotFound(err) || apierrors.IsMethodNotSupported(err) {

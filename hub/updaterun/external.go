@@ -19,6 +19,7 @@ package updaterun
 import (
 	"context"
 	"fmt"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -69,7 +70,7 @@ func (r *ExternalReconciler) Reconcile(ctx context.Context, req reconcile.Reques
 			err := applyRolloutStarted(ctx, r.Client, b, bindingControlledExternally(crp.Name), true)
 			switch {
 			case apierrors.IsConflict(err) || apierrors.IsNotFound(err):
-				return ctrl.Result{Requeue: true}, nil
+				return ctrl.Result{RequeueAfter: staleBindingRetry}, nil
 			case err != nil:
 				return ctrl.Result{}, err
 			}
@@ -77,6 +78,10 @@ func (r *ExternalReconciler) Reconcile(ctx context.Context, req reconcile.Reques
 	}
 	return ctrl.Result{}, nil
 }
+
+// staleBindingRetry is how soon a binding that changed (or went) after it was
+// read is looked at again: the cache catches up within milliseconds.
+const staleBindingRetry = 200 * time.Millisecond
 
 // untouched reports whether no run has moved the binding yet.
 func untouched(b *placementv1beta1.ClusterResourceBinding) bool {

@@ -30,6 +30,7 @@ package upsync
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -190,8 +191,11 @@ func (h *Handler) remove(ctx context.Context, cluster string, work *placementv1b
 	delete(st.refused, k)
 	h.mu.Unlock()
 	ri, err := h.resource(schema.GroupVersionKind{Group: ref.Group, Version: ref.Version, Kind: ref.Kind}, ref.Namespace)
-	if err != nil {
+	switch {
+	case meta.IsNoMatchError(err) || errors.Is(err, errClusterScoped):
 		return nil // nothing of that kind was mirrored
+	case err != nil:
+		return err // discovery failed: the mirror may exist, so try again
 	}
 	return deleteMirror(ctx, ri, ref.Name, cluster, work.Name)
 }
@@ -303,7 +307,7 @@ func (h *Handler) report(ctx context.Context, work *placementv1beta1.Work, st *s
 			"observedGeneration": cond.ObservedGeneration, "lastTransitionTime": cond.LastTransitionTime.UTC().Format("2006-01-02T15:04:05Z"),
 		}}},
 	}}
-	if err := h.Client.Status().Patch(ctx, patch, client.Apply, client.FieldOwner(FieldManager), client.ForceOwnership); err != nil {
+	if err := h.Client.Status().Apply(ctx, client.ApplyConfigurationFromUnstructured(patch), client.FieldOwner(FieldManager), client.ForceOwnership); err != nil {
 		return fmt.Errorf("failed to report the Upsynced condition of binding %s: %w", binding, err)
 	}
 	h.mu.Lock()
@@ -409,13 +413,16 @@ func refKey(r tunnel.UpsyncRef) string {
 }
 
 // resource returns the hub resource of a namespaced kind, in a namespace.
+// errClusterScoped is the refusal of a cluster-scoped kind.
+var errClusterScoped = errors.New("is cluster-scoped; only namespaced kinds are upsynced")
+
 func (h *Handler) resource(gvk schema.GroupVersionKind, namespace string) (dynamic.ResourceInterface, error) {
 	mapping, err := h.Mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
 	if err != nil {
 		return nil, fmt.Errorf("the hub does not serve %s: %w", gvk.Kind, err)
 	}
 	if mapping.Scope.Name() != meta.RESTScopeNameNamespace {
-		return nil, fmt.Errorf("%s is cluster-scoped; only namespaced kinds are upsynced", gvk.Kind)
+		return nil, fmt.Errorf("%s %w", gvk.Kind, errClusterScoped)
 	}
 	return h.Dynamic.Resource(mapping.Resource).Namespace(namespace), nil
 }

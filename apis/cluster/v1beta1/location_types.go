@@ -83,5 +83,5 @@ type LocationList struct {
 }
 
 func init() {
-	SchemeBuilder.Register(&Location{}, &LocationList{})
+	register(&Location{}, &LocationList{})
 }

@@ -246,5 +246,5 @@ type MemberClusterList struct {
 }
 
 func init() {
-	SchemeBuilder.Register(&MemberCluster{}, &MemberClusterList{})
+	register(&MemberCluster{}, &MemberClusterList{})
 }

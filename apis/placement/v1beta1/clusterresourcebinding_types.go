@@ -173,5 +173,5 @@ type ClusterResourceBindingList struct {
 var _ BindingObj = &ClusterResourceBinding{}
 
 func init() {
-	SchemeBuilder.Register(&ClusterResourceBinding{}, &ClusterResourceBindingList{})
+	register(&ClusterResourceBinding{}, &ClusterResourceBindingList{})
 }

@@ -208,5 +208,5 @@ type ClusterResourceOverrideList struct {
 }
 
 func init() {
-	SchemeBuilder.Register(&ClusterResourceOverride{}, &ClusterResourceOverrideList{})
+	register(&ClusterResourceOverride{}, &ClusterResourceOverrideList{})
 }

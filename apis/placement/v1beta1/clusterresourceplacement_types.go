@@ -74,5 +74,5 @@ type ClusterResourcePlacementList struct {
 var _ PlacementObj = &ClusterResourcePlacement{}
 
 func init() {
-	SchemeBuilder.Register(&ClusterResourcePlacement{}, &ClusterResourcePlacementList{})
+	register(&ClusterResourcePlacement{}, &ClusterResourcePlacementList{})
 }

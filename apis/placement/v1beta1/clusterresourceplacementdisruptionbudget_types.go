@@ -73,5 +73,5 @@ type ClusterResourcePlacementDisruptionBudgetList struct {
 }
 
 func init() {
-	SchemeBuilder.Register(&ClusterResourcePlacementDisruptionBudget{}, &ClusterResourcePlacementDisruptionBudgetList{})
+	register(&ClusterResourcePlacementDisruptionBudget{}, &ClusterResourcePlacementDisruptionBudgetList{})
 }

@@ -81,5 +81,5 @@ type ClusterResourcePlacementEvictionList struct {
 }
 
 func init() {
-	SchemeBuilder.Register(&ClusterResourcePlacementEviction{}, &ClusterResourcePlacementEvictionList{})
+	register(&ClusterResourcePlacementEviction{}, &ClusterResourcePlacementEvictionList{})
 }

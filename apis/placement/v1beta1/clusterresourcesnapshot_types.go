@@ -112,5 +112,5 @@ type ClusterResourceSnapshotList struct {
 var _ ResourceSnapshotObj = &ClusterResourceSnapshot{}
 
 func init() {
-	SchemeBuilder.Register(&ClusterResourceSnapshot{}, &ClusterResourceSnapshotList{})
+	register(&ClusterResourceSnapshot{}, &ClusterResourceSnapshotList{})
 }

@@ -173,5 +173,5 @@ type ClusterSchedulingPolicySnapshotList struct {
 var _ PolicySnapshotObj = &ClusterSchedulingPolicySnapshot{}
 
 func init() {
-	SchemeBuilder.Register(&ClusterSchedulingPolicySnapshot{}, &ClusterSchedulingPolicySnapshotList{})
+	register(&ClusterSchedulingPolicySnapshot{}, &ClusterSchedulingPolicySnapshotList{})
 }

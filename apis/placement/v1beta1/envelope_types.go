@@ -78,5 +78,5 @@ type ResourceEnvelopeList struct {
 }
 
 func init() {
-	SchemeBuilder.Register(&ClusterResourceEnvelope{}, &ClusterResourceEnvelopeList{}, &ResourceEnvelope{}, &ResourceEnvelopeList{})
+	register(&ClusterResourceEnvelope{}, &ClusterResourceEnvelopeList{}, &ResourceEnvelope{}, &ResourceEnvelopeList{})
 }

@@ -126,7 +126,7 @@ type ResourceOverrideSnapshotList struct {
 }
 
 func init() {
-	SchemeBuilder.Register(&ClusterResourceOverrideSnapshot{}, &ClusterResourceOverrideSnapshotList{},
+	register(&ClusterResourceOverrideSnapshot{}, &ClusterResourceOverrideSnapshotList{},
 		&ResourceOverrideSnapshot{}, &ResourceOverrideSnapshotList{})
 }
 

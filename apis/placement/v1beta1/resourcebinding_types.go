@@ -65,5 +65,5 @@ type ResourceBindingList struct {
 var _ BindingObj = &ResourceBinding{}
 
 func init() {
-	SchemeBuilder.Register(&ResourceBinding{}, &ResourceBindingList{})
+	register(&ResourceBinding{}, &ResourceBindingList{})
 }

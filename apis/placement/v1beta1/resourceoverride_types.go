@@ -73,5 +73,5 @@ type ResourceOverrideList struct {
 }
 
 func init() {
-	SchemeBuilder.Register(&ResourceOverride{}, &ResourceOverrideList{})
+	register(&ResourceOverride{}, &ResourceOverrideList{})
 }

@@ -82,5 +82,5 @@ type ResourcePlacementList struct {
 var _ PlacementObj = &ResourcePlacement{}
 
 func init() {
-	SchemeBuilder.Register(&ResourcePlacement{}, &ResourcePlacementList{})
+	register(&ResourcePlacement{}, &ResourcePlacementList{})
 }

@@ -64,5 +64,5 @@ type ResourceSnapshotList struct {
 var _ ResourceSnapshotObj = &ResourceSnapshot{}
 
 func init() {
-	SchemeBuilder.Register(&ResourceSnapshot{}, &ResourceSnapshotList{})
+	register(&ResourceSnapshot{}, &ResourceSnapshotList{})
 }

@@ -66,5 +66,5 @@ type SchedulingPolicySnapshotList struct {
 var _ PolicySnapshotObj = &SchedulingPolicySnapshot{}
 
 func init() {
-	SchemeBuilder.Register(&SchedulingPolicySnapshot{}, &SchedulingPolicySnapshotList{})
+	register(&SchedulingPolicySnapshot{}, &SchedulingPolicySnapshotList{})
 }

@@ -433,7 +433,7 @@ type ClusterApprovalRequestList struct {
 }
 
 func init() {
-	SchemeBuilder.Register(
+	register(
 		&ClusterStagedUpdateStrategy{}, &ClusterStagedUpdateStrategyList{},
 		&ClusterStagedUpdateRun{}, &ClusterStagedUpdateRunList{},
 		&ClusterApprovalRequest{}, &ClusterApprovalRequestList{},

@@ -215,5 +215,5 @@ type WorkList struct {
 }
 
 func init() {
-	SchemeBuilder.Register(&Work{}, &WorkList{})
+	register(&Work{}, &WorkList{})
 }
