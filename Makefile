@@ -159,7 +159,8 @@ fleetsim-smoke: tools ## A one-minute fleetsim run (5 members, a kill, a bad mem
 	$(GO) test -tags fleetsim -count=1 -timeout 10m -v ./tools/fleetsim/
 
 .PHONY: test
-test: tools verify unit fuzz fleetsim-smoke e2e e2e-skew e2e-kind-smoke ## Everything CI runs: verify, unit, envtest, a short fuzz run, the fleetsim smoke run, e2e on kwok, the version skew and upgrade suite and the kind smoke suite.
+test: tools verify unit fuzz fleetsim-smoke ## Everything CI runs: verify, unit, envtest, a short fuzz run, the fleetsim smoke run, e2e on kwok (the kind node image built beside it), the version skew and upgrade suite and the kind smoke suite.
+	MAKE="$(MAKE)" hack/test-fleets.sh
 
 ##@ Local fleet
 

@@ -26,14 +26,18 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/flotilla-io/flotilla/pkg/version"
 )
 
 // Versions the suite stamps into the binaries (-X pkg/version.Version), so
-// that the skew rule sees N-1, N and a version beyond N+1.
-const (
-	baseVersion    = "v0.1.0" // hack/skew-base
-	currentVersion = "v0.2.0" // this tree
-	tooNewVersion  = "v0.4.0" // this tree, stamped two minors past the hub
+// that the skew rule sees N-1, N and a version beyond N+1: the base's from
+// hack/skew-base, this tree one minor version later, and this tree again two
+// minor versions past that (readBase sets them).
+var (
+	baseVersion    string // hack/skew-base
+	currentVersion string // this tree
+	tooNewVersion  string // this tree, stamped two minors past the hub
 )
 
 const versionPackage = "github.com/flotilla-io/flotilla/pkg/version.Version"
@@ -44,8 +48,9 @@ type binaries struct {
 	Hub, Agent, Manifests string
 }
 
-// baseCommit reads the pinned base commit from hack/skew-base.
-func baseCommit(root string) (string, error) {
+// readBase reads the pinned base commit and its version from hack/skew-base
+// (a line "<commit> <version>") and sets the versions the suite stamps.
+func readBase(root string) (string, error) {
 	f, err := os.Open(filepath.Join(root, "hack", "skew-base"))
 	if err != nil {
 		return "", err
@@ -54,9 +59,21 @@ func baseCommit(root string) (string, error) {
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		line := strings.TrimSpace(sc.Text())
-		if line != "" && !strings.HasPrefix(line, "#") {
-			return line, nil
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
 		}
+		fields := strings.Fields(line)
+		if len(fields) != 2 {
+			return "", fmt.Errorf("hack/skew-base: want a line \"<commit> <version>\", got %q", line)
+		}
+		v, ok := version.Parse(fields[1])
+		if !ok || v.Prerelease != "" {
+			return "", fmt.Errorf("hack/skew-base: %q is not a release version such as v0.4.0", fields[1])
+		}
+		baseVersion = v.String()
+		currentVersion = version.Semantic{Major: v.Major, Minor: v.Minor + 1}.String()
+		tooNewVersion = version.Semantic{Major: v.Major, Minor: v.Minor + 3}.String()
+		return fields[0], nil
 	}
 	return "", fmt.Errorf("hack/skew-base names no commit")
 }

@@ -62,7 +62,7 @@ func runSuite(m *testing.M) int {
 	if err != nil {
 		return fail(err)
 	}
-	commit, err := baseCommit(root)
+	commit, err := readBase(root)
 	if err != nil {
 		return fail(err)
 	}

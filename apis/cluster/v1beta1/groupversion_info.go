@@ -17,33 +17,19 @@ limitations under the License.
 package v1beta1
 
 import (
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/flotilla-io/flotilla/apis/internal/register"
 )
 
 var (
 	// GroupVersion is the group and version of this API.
 	GroupVersion = schema.GroupVersion{Group: "cluster.flotilla.io", Version: "v1beta1"}
 
-	// SchemeBuilder adds the kinds of this API to a runtime.Scheme.
-	SchemeBuilder = runtime.NewSchemeBuilder(addKnownTypes)
+	// SchemeBuilder registers the kinds of this API with a runtime.Scheme.
+	SchemeBuilder = &register.Builder{GroupVersion: GroupVersion}
 
 	// AddToScheme adds the kinds of this API to a runtime.Scheme.
 	AddToScheme = SchemeBuilder.AddToScheme
 )
 
-// knownTypes are the kinds of this API; each types file registers its own.
-var knownTypes []runtime.Object
-
-// register records kinds of this API (called from each types file's init).
-func register(objects ...runtime.Object) {
-	knownTypes = append(knownTypes, objects...)
-}
-
-// addKnownTypes adds the registered kinds and the meta/v1 option types to s.
-func addKnownTypes(s *runtime.Scheme) error {
-	s.AddKnownTypes(GroupVersion, knownTypes...)
-	metav1.AddToGroupVersion(s, GroupVersion)
-	return nil
-}

@@ -83,5 +83,5 @@ type LocationList struct {
 }
 
 func init() {
-	register(&Location{}, &LocationList{})
+	SchemeBuilder.Register(&Location{}, &LocationList{})
 }

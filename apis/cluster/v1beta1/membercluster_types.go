@@ -246,5 +246,5 @@ type MemberClusterList struct {
 }
 
 func init() {
-	register(&MemberCluster{}, &MemberClusterList{})
+	SchemeBuilder.Register(&MemberCluster{}, &MemberClusterList{})
 }

@@ -173,5 +173,5 @@ type ClusterResourceBindingList struct {
 var _ BindingObj = &ClusterResourceBinding{}
 
 func init() {
-	register(&ClusterResourceBinding{}, &ClusterResourceBindingList{})
+	SchemeBuilder.Register(&ClusterResourceBinding{}, &ClusterResourceBindingList{})
 }

@@ -208,5 +208,5 @@ type ClusterResourceOverrideList struct {
 }
 
 func init() {
-	register(&ClusterResourceOverride{}, &ClusterResourceOverrideList{})
+	SchemeBuilder.Register(&ClusterResourceOverride{}, &ClusterResourceOverrideList{})
 }

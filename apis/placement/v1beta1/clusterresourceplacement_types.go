@@ -74,5 +74,5 @@ type ClusterResourcePlacementList struct {
 var _ PlacementObj = &ClusterResourcePlacement{}
 
 func init() {
-	register(&ClusterResourcePlacement{}, &ClusterResourcePlacementList{})
+	SchemeBuilder.Register(&ClusterResourcePlacement{}, &ClusterResourcePlacementList{})
 }

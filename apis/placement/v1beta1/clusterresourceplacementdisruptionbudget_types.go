@@ -73,5 +73,5 @@ type ClusterResourcePlacementDisruptionBudgetList struct {
 }
 
 func init() {
-	register(&ClusterResourcePlacementDisruptionBudget{}, &ClusterResourcePlacementDisruptionBudgetList{})
+	SchemeBuilder.Register(&ClusterResourcePlacementDisruptionBudget{}, &ClusterResourcePlacementDisruptionBudgetList{})
 }

@@ -81,5 +81,5 @@ type ClusterResourcePlacementEvictionList struct {
 }
 
 func init() {
-	register(&ClusterResourcePlacementEviction{}, &ClusterResourcePlacementEvictionList{})
+	SchemeBuilder.Register(&ClusterResourcePlacementEviction{}, &ClusterResourcePlacementEvictionList{})
 }

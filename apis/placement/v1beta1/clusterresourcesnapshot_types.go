@@ -112,5 +112,5 @@ type ClusterResourceSnapshotList struct {
 var _ ResourceSnapshotObj = &ClusterResourceSnapshot{}
 
 func init() {
-	register(&ClusterResourceSnapshot{}, &ClusterResourceSnapshotList{})
+	SchemeBuilder.Register(&ClusterResourceSnapshot{}, &ClusterResourceSnapshotList{})
 }

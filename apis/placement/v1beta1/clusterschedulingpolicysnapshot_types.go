@@ -173,5 +173,5 @@ type ClusterSchedulingPolicySnapshotList struct {
 var _ PolicySnapshotObj = &ClusterSchedulingPolicySnapshot{}
 
 func init() {
-	register(&ClusterSchedulingPolicySnapshot{}, &ClusterSchedulingPolicySnapshotList{})
+	SchemeBuilder.Register(&ClusterSchedulingPolicySnapshot{}, &ClusterSchedulingPolicySnapshotList{})
 }

@@ -78,5 +78,5 @@ type ResourceEnvelopeList struct {
 }
 
 func init() {
-	register(&ClusterResourceEnvelope{}, &ClusterResourceEnvelopeList{}, &ResourceEnvelope{}, &ResourceEnvelopeList{})
+	SchemeBuilder.Register(&ClusterResourceEnvelope{}, &ClusterResourceEnvelopeList{}, &ResourceEnvelope{}, &ResourceEnvelopeList{})
 }

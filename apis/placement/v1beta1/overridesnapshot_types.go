@@ -126,7 +126,7 @@ type ResourceOverrideSnapshotList struct {
 }
 
 func init() {
-	register(&ClusterResourceOverrideSnapshot{}, &ClusterResourceOverrideSnapshotList{},
+	SchemeBuilder.Register(&ClusterResourceOverrideSnapshot{}, &ClusterResourceOverrideSnapshotList{},
 		&ResourceOverrideSnapshot{}, &ResourceOverrideSnapshotList{})
 }
 

@@ -65,5 +65,5 @@ type ResourceBindingList struct {
 var _ BindingObj = &ResourceBinding{}
 
 func init() {
-	register(&ResourceBinding{}, &ResourceBindingList{})
+	SchemeBuilder.Register(&ResourceBinding{}, &ResourceBindingList{})
 }

@@ -73,5 +73,5 @@ type ResourceOverrideList struct {
 }
 
 func init() {
-	register(&ResourceOverride{}, &ResourceOverrideList{})
+	SchemeBuilder.Register(&ResourceOverride{}, &ResourceOverrideList{})
 }

@@ -82,5 +82,5 @@ type ResourcePlacementList struct {
 var _ PlacementObj = &ResourcePlacement{}
 
 func init() {
-	register(&ResourcePlacement{}, &ResourcePlacementList{})
+	SchemeBuilder.Register(&ResourcePlacement{}, &ResourcePlacementList{})
 }

@@ -64,5 +64,5 @@ type ResourceSnapshotList struct {
 var _ ResourceSnapshotObj = &ResourceSnapshot{}
 
 func init() {
-	register(&ResourceSnapshot{}, &ResourceSnapshotList{})
+	SchemeBuilder.Register(&ResourceSnapshot{}, &ResourceSnapshotList{})
 }

@@ -66,5 +66,5 @@ type SchedulingPolicySnapshotList struct {
 var _ PolicySnapshotObj = &SchedulingPolicySnapshot{}
 
 func init() {
-	register(&SchedulingPolicySnapshot{}, &SchedulingPolicySnapshotList{})
+	SchemeBuilder.Register(&SchedulingPolicySnapshot{}, &SchedulingPolicySnapshotList{})
 }

@@ -433,7 +433,7 @@ type ClusterApprovalRequestList struct {
 }
 
 func init() {
-	register(
+	SchemeBuilder.Register(
 		&ClusterStagedUpdateStrategy{}, &ClusterStagedUpdateStrategyList{},
 		&ClusterStagedUpdateRun{}, &ClusterStagedUpdateRunList{},
 		&ClusterApprovalRequest{}, &ClusterApprovalRequestList{},

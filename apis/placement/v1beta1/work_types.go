@@ -215,5 +215,5 @@ type WorkList struct {
 }
 
 func init() {
-	register(&Work{}, &WorkList{})
+	SchemeBuilder.Register(&Work{}, &WorkList{})
 }
