@@ -32,4 +32,3 @@ var (
 	// AddToScheme adds the kinds of this API to a runtime.Scheme.
 	AddToScheme = SchemeBuilder.AddToScheme
 )
-
