@@ -297,6 +297,12 @@ func TestTheMemberKeepsItsOwnDataInAConfigMapTheWorkDidNotTakeOver(t *testing.T)
 		t.Fatalf("the member's ConfigMap: Applied reason %s, want %s", c.Reason, placementv1beta1.ReasonNotTakenOver)
 	}
 	removeOK(ctx, t, a, work.Name)
+	// The API server of the tests runs no namespace controller: a namespace
+	// being deleted keeps its objects here, while a real cluster deletes them.
+	// So the namespace itself must not be being deleted.
+	if ns := mustGetObject(t, namespacesGVR, "", "del-data"); ns.GetDeletionTimestamp() != nil {
+		t.Errorf("the namespace holding the member's ConfigMap is being deleted, which deletes the ConfigMap on a real cluster")
+	}
 	live := mustGetObject(t, configMapsGVR, "del-data", "shared")
 	if diff := cmp.Diff(map[string]any{"k": "member"}, live.Object["data"]); diff != "" {
 		t.Errorf("the member's ConfigMap data (-want +got):\n%s", diff)
