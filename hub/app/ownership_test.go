@@ -63,7 +63,8 @@ const ownershipTimeout = 30 * time.Second
 // snapshotted, a rebalance is asked for, old snapshots go beyond the history
 // limit, a member of a lost hub replica is swept, a NoExecute taint evicts,
 // a deleted placement's Work is released by its agent or by the work-cleanup
-// timeout, overrides are deleted and a member leaves. Every version of every
+// timeout, a member renews its certificate, overrides are deleted, a member
+// leaves and one's API server turns unhealthy (Stalled). Every version of every
 // object the test makes is checked as it happens: each manager owns only
 // fields its rows give it, every deletion comes from a writer with a delete
 // row for the kind, and every hub row of the table was exercised at least
@@ -85,11 +86,11 @@ const ownershipTimeout = 30 * time.Second
 // previousCertificateSerial) count as exercised once the test saw the field
 // cleared. One row is exempt, and says why where it is exempted.
 //
-// Two things are played by the test as the user, because the hub cannot be
-// made to write them in one process: a MemberCluster created without a join
-// (so membership writes its status first), and that member's status naming a
-// session on a hub replica that no longer exists (as a replica that died
-// would leave it), which the leader's sweeper then records as lost.
+// Two member writes are the test's, as the user: it creates a MemberCluster
+// without a join (as a user may; membership then writes its status first), and
+// it writes that member's status to name a session on a hub replica that no
+// longer exists — standing in for a replica that died, which one process
+// cannot be — so that the leader's sweeper records it as lost.
 func TestEveryWriterWritesOnlyItsFields(t *testing.T) {
 	ctx := context.Background()
 	user := userClient(t)
