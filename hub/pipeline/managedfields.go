@@ -159,7 +159,11 @@ func segment(k string) (string, error) {
 	return "", fmt.Errorf("unknown fieldsV1 key %q", k)
 }
 
-// splitPath splits a row's field path into segments: a.b[c.d/e] is a, b, c.d/e.
+// SplitFieldPath splits a row's field path into the segments FieldPaths
+// returns: a.b[c.d/e] is a, b, c.d/e.
+func SplitFieldPath(p string) []string { return splitPath(p) }
+
+// splitPath is SplitFieldPath.
 func splitPath(p string) []string {
 	var out []string
 	var cur strings.Builder

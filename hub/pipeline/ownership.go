@@ -348,7 +348,12 @@ var namespacedKinds = map[string]string{
 // kstatusRows are the rows of the kstatus conditions (Ready, Reconciling,
 // Stalled) and status.observedGeneration of a MemberCluster: every writer of its
 // status sets them, from the other conditions, in the same write
-// (hub/readiness).
+// (hub/readiness). Stalled holds only while AgentConnected (for another reason
+// than HubReplicaLost) or Healthy is False, which only the tunnel server
+// writes; membership (or the join server, if a re-join writes first) writes it
+// again with the new generation when a stalled member's spec changes. The
+// sweeper's writes never make it hold: they only ever remove it, and a removal
+// owns nothing.
 func kstatusRows(writers ...string) []FieldWrite {
 	var out []FieldWrite
 	for _, w := range writers {
@@ -358,7 +363,18 @@ func kstatusRows(writers ...string) []FieldWrite {
 			"status.conditions[" + clusterv1beta1.ConditionStalled + "]",
 			"status.observedGeneration",
 		} {
-			out = append(out, FieldWrite{Field: f, Writer: w, How: HowLockedUpdate, Note: "kstatus, computed from the other conditions with each status write"})
+			row := FieldWrite{Field: f, Writer: w, How: HowLockedUpdate, Note: "kstatus, computed from the other conditions with each status write"}
+			if f == "status.conditions["+clusterv1beta1.ConditionStalled+"]" {
+				switch w {
+				case ManagerTunnelServer:
+					row.Note = "kstatus, with each status write: only this writer's conditions make it hold (`AgentConnected` or `Healthy` `False`)"
+				case ManagerMembership, ManagerJoin:
+					row.Note = "kstatus: its status write after a change of a stalled member's spec writes it with the new generation"
+				default:
+					continue // the sweeper only removes it
+				}
+			}
+			out = append(out, row)
 		}
 	}
 	return out
