@@ -32,9 +32,9 @@ import (
 )
 
 // A Namespace is never deleted while it holds objects no Work applied, or objects
-// another Work applies: deleting it would delete them. namespaceInUse lists every namespaced resource the member
-// serves (discovery, not cached: a kind added a moment ago counts) and looks at the
-// objects' metadata only.
+// another Work applies: deleting it would delete them. namespaceInUse lists every
+// namespaced resource the member serves (discovery, not cached: a kind added a
+// moment ago counts) and looks at the objects' metadata only.
 //
 // Not the member's own objects (foreignObjects):
 //   - objects that carry AnnotationWork (any Work's);
