@@ -147,6 +147,37 @@ func TestLettingGoFollowsTheDeletionRules(t *testing.T) {
 		},
 		wantGone: []objAt{nsAt("del-c"), cmAt("del-c", "created")},
 	}, {
+		// The agent-side case TestRemovalNeverDeletesAnotherWorksOrTheMembersObjects
+		// found (see TestNamespaceVerdict).
+		name: "with takenOver Delete a taken-over namespace is released while it holds a ConfigMap another Work applies",
+		member: func(t *testing.T) {
+			createNamespace(t, "del-i")
+		},
+		work: func(t *testing.T) *placementv1beta1.Work {
+			w := newWork("del-i", 1, namespaceManifest(t, "del-i"))
+			w.Spec.DeleteStrategy = takenOverDelete
+			return w
+		},
+		act: func(ctx context.Context, t *testing.T, a *Applier, work *placementv1beta1.Work) []Released {
+			// The other Work does not take the member's namespace over, but
+			// creates its ConfigMap in it.
+			other := newWork("del-i-other", 1, namespaceManifest(t, "del-i"), configMapManifest(t, "del-i", "theirs", map[string]any{"k": "v"}))
+			other.Spec.ApplyStrategy = &placementv1beta1.ApplyStrategy{WhenToTakeOver: placementv1beta1.WhenToTakeOverNever}
+			applyOK(ctx, t, a, other)
+			if got := mustGetObject(t, configMapsGVR, "del-i", "theirs").GetAnnotations()[AnnotationWork]; got != other.Name {
+				t.Fatalf("the other Work's ConfigMap carries %s=%q, want %q", AnnotationWork, got, other.Name)
+			}
+			applyOK(ctx, t, a, work)
+			released := removeOK(ctx, t, a, work.Name)
+			if live := mustGetObject(t, configMapsGVR, "del-i", "theirs"); live.GetDeletionTimestamp() != nil {
+				t.Errorf("the other Work's ConfigMap is being deleted")
+			}
+			return released
+		},
+		wantKept:     []objAt{nsAt("del-i")},
+		wantReleased: []string{"Namespace del-i: NamespaceInUse"},
+		wantMessage:  "holds 1 object other placements apply: ConfigMap theirs",
+	}, {
 		name: "a namespace the Work created is released when the member's users put objects of their own in it",
 		work: func(t *testing.T) *placementv1beta1.Work {
 			return newWork("del-d", 1, namespaceManifest(t, "del-d"),

@@ -48,6 +48,11 @@ func TestDecideRemoval(t *testing.T) {
 		{"Abandon releases what the Work created", removalFacts{deletePolicy: abandon, takenOverPolicy: delTO, created: true}, removalRelease, placementv1beta1.ReasonReleasedAbandon},
 		{"a namespace in use is released though the Work created it", removalFacts{deletePolicy: del, takenOverPolicy: release, created: true, inUse: "holds x"}, removalRelease, placementv1beta1.ReasonReleasedNamespaceInUse},
 		{"a namespace in use is released though takenOver is Delete", removalFacts{deletePolicy: del, takenOverPolicy: delTO, inUse: "holds x"}, removalRelease, placementv1beta1.ReasonReleasedNamespaceInUse},
+		{"an object another Work's annotation names is left alone", removalFacts{workName: "a", owner: "b", deletePolicy: del, takenOverPolicy: delTO, created: true}, removalLeave, ""},
+		{"an object a member user took (no annotation) is left alone", removalFacts{workName: "a", deletePolicy: del, created: true}, removalLeave, ""},
+		{"an object another Work's record lists is handed over, not deleted", removalFacts{workName: "a", owner: "a", sharedWith: "b", deletePolicy: del, created: true}, removalHandOver, ""},
+		{"an object another Work's record lists is handed over, not released, under Abandon", removalFacts{workName: "a", owner: "a", sharedWith: "b", deletePolicy: abandon}, removalHandOver, ""},
+		{"a created object of the Work that no other Work lists is deleted", removalFacts{workName: "a", owner: "a", deletePolicy: del, created: true}, removalDelete, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -103,7 +108,7 @@ func TestForeignObjects(t *testing.T) {
 	clusterOwned := func(kind, name string, uid, owner types.UID) nsObject {
 		return nsObject{kind: kind, name: name, uid: uid, owners: []nsOwner{{uid: owner}}}
 	}
-	applied := func(o nsObject) nsObject { o.byWork = true; return o }
+	applied := func(o nsObject) nsObject { o.work = "w"; return o }
 	tests := []struct {
 		name    string
 		objs    []nsObject
@@ -151,6 +156,47 @@ func TestForeignObjects(t *testing.T) {
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("foreignObjects() (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestNamespaceVerdict(t *testing.T) {
+	cm := func(name, work string) nsObject {
+		return nsObject{kind: "ConfigMap", name: name, uid: types.UID(name), work: work}
+	}
+	tests := []struct {
+		name      string
+		objs      []nsObject
+		unchecked []string
+		want      string
+	}{{
+		name: "a Namespace holding only what the Work letting go applied may be deleted",
+		objs: []nsObject{cm("x", "w2")},
+	}, {
+		name: "a Namespace holding an object of the member's is in use",
+		objs: []nsObject{cm("x", "w2"), cm("mine", "")},
+		want: "namespace b holds 1 object no placement applied: ConfigMap mine",
+	}, {
+		// Found by TestRemovalNeverDeletesAnotherWorksOrTheMembersObjects: Work
+		// w1 created ConfigMap b/y but was refused the take-over of the
+		// member's Namespace b; Work w2 took b over with takenOver Delete, and
+		// its removal deleted b, and w1's ConfigMap with it.
+		name: "a Namespace holding an object another Work applies is in use",
+		objs: []nsObject{cm("y", "w1")},
+		want: "namespace b holds 1 object other placements apply: ConfigMap y",
+	}, {
+		name: "an object of another Work being deleted does not keep the Namespace",
+		objs: []nsObject{{kind: "ConfigMap", name: "y", uid: "y", work: "w1", deleting: true}},
+	}, {
+		name:      "a Namespace the agent could not check is in use",
+		unchecked: []string{"widgets.example.com (forbidden)"},
+		want:      "the agent could not check every object in namespace b: widgets.example.com (forbidden)",
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, namespaceVerdict("b", "w2", tt.objs, nil, tt.unchecked)); diff != "" {
+				t.Errorf("namespaceVerdict() (-want +got):\n%s", diff)
 			}
 		})
 	}

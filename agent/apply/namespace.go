@@ -31,10 +31,10 @@ import (
 	"k8s.io/client-go/discovery"
 )
 
-// A Namespace is never deleted while it holds objects no Work applied: deleting it
-// would delete them. namespaceInUse lists every namespaced resource the member
-// serves (discovery, not cached: a kind added a moment ago counts) and looks at the
-// objects' metadata only.
+// A Namespace is never deleted while it holds objects no Work applied, or objects
+// another Work applies: deleting it would delete them. namespaceInUse lists every
+// namespaced resource the member serves (discovery, not cached: a kind added a
+// moment ago counts) and looks at the objects' metadata only.
 //
 // Not the member's own objects (foreignObjects):
 //   - objects that carry AnnotationWork (any Work's);
@@ -74,11 +74,12 @@ var skippedGroups = []string{"metrics.k8s.io"}
 // nsObject is the metadata of an object in a namespace that namespaceInUse reads.
 type nsObject struct {
 	// kind is the kind as people write it ("ConfigMap", "Deployment.apps").
-	kind      string
-	name      string
-	uid       types.UID
-	owners    []nsOwner
-	byWork    bool
+	kind   string
+	name   string
+	uid    types.UID
+	owners []nsOwner
+	// work is the Work its AnnotationWork names; "" if none.
+	work      string
 	deleting  bool
 	managedBy string
 }
@@ -103,7 +104,7 @@ func foreignObjects(objs []nsObject, deleted map[types.UID]bool) []nsObject {
 	}
 	services := map[string]bool{}
 	for _, o := range objs {
-		if o.byWork {
+		if o.work != "" {
 			ours[o.uid] = true
 			if o.kind == "Service" {
 				services[o.name] = true
@@ -149,11 +150,42 @@ func foreignObjects(objs []nsObject, deleted map[types.UID]bool) []nsObject {
 	return out
 }
 
-// namespaceInUse returns why the Namespace ns must not be deleted: the objects in it
-// no Work applied, or what could not be checked; "" if it may be deleted. deleted
-// holds the UIDs of the objects the current removal deleted. The error is for a
-// namespace that could not be checked at all (discovery failed).
-func (a *Applier) namespaceInUse(ctx context.Context, ns string, deleted map[types.UID]bool) (string, error) {
+// appliedByOthers returns the objects of a namespace, not being deleted, that
+// carry the annotation of a Work other than workName, in the order given. The
+// other Work's record does not list the Namespace (it would be handed over to
+// that Work then), but deleting it would delete what that Work applies.
+func appliedByOthers(objs []nsObject, workName string) []nsObject {
+	var out []nsObject
+	for _, o := range objs {
+		if o.work != "" && o.work != workName && !o.deleting {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// namespaceVerdict returns why the Namespace ns, which Work workName lets go of,
+// must not be deleted, from the objects in it and the resources that could not be
+// checked; "" if it may be deleted. deleted holds the UIDs of the objects the
+// current removal deleted.
+func namespaceVerdict(ns, workName string, objs []nsObject, deleted map[types.UID]bool, unchecked []string) string {
+	if foreign := foreignObjects(objs, deleted); len(foreign) > 0 {
+		return fmt.Sprintf("namespace %s holds %s no placement applied: %s", ns, plural(len(foreign), "object"), nameSome(foreign))
+	}
+	if others := appliedByOthers(objs, workName); len(others) > 0 {
+		return fmt.Sprintf("namespace %s holds %s other placements apply: %s", ns, plural(len(others), "object"), nameSome(others))
+	}
+	if len(unchecked) > 0 {
+		return fmt.Sprintf("the agent could not check every object in namespace %s: %s", ns, strings.Join(unchecked, ", "))
+	}
+	return ""
+}
+
+// namespaceInUse returns why the Namespace ns, which Work workName lets go of, must
+// not be deleted (namespaceVerdict); "" if it may be deleted. deleted holds the UIDs
+// of the objects the current removal deleted. The error is for a namespace that
+// could not be checked at all (discovery failed).
+func (a *Applier) namespaceInUse(ctx context.Context, ns, workName string, deleted map[types.UID]bool) (string, error) {
 	lists, err := discovery.ServerPreferredNamespacedResources(a.discovery)
 	var unchecked []string
 	if err != nil {
@@ -195,7 +227,7 @@ func (a *Applier) namespaceInUse(ctx context.Context, ns string, deleted map[typ
 					kind:      kind,
 					name:      item.Name,
 					uid:       item.UID,
-					byWork:    item.Annotations[AnnotationWork] != "",
+					work:      item.Annotations[AnnotationWork],
 					deleting:  item.DeletionTimestamp != nil,
 					managedBy: item.Labels[labelManagedBy],
 				}
@@ -207,14 +239,7 @@ func (a *Applier) namespaceInUse(ctx context.Context, ns string, deleted map[typ
 		}
 	}
 	slices.Sort(unchecked)
-	foreign := foreignObjects(objs, deleted)
-	switch {
-	case len(foreign) > 0:
-		return fmt.Sprintf("namespace %s holds %s no placement applied: %s", ns, plural(len(foreign), "object"), nameSome(foreign)), nil
-	case len(unchecked) > 0:
-		return fmt.Sprintf("the agent could not check every object in namespace %s: %s", ns, strings.Join(unchecked, ", ")), nil
-	}
-	return "", nil
+	return namespaceVerdict(ns, workName, objs, deleted, unchecked), nil
 }
 
 // nameSome names the first maxNamedForeign objects and counts the rest.

@@ -43,11 +43,15 @@ import (
 //
 //  1. An object that no longer carries the Work's annotation is not the Work's any
 //     more (another Work or someone else took it): it is left alone.
+//  1a. An object the record of another Work lists too (both placements allow
+//     co-ownership, or the other Work holds the Namespace as create-only) is handed
+//     over to that Work: its annotation names that Work from then on.
 //  2. With deleteStrategy.propagationPolicy Abandon, it is released.
 //  3. An object the Work took over (it existed on the member before the Work first
 //     applied it, or the Work cannot prove it created it: ObjectRef.createdBy) is
 //     released, unless deleteStrategy.takenOver is Delete.
-//  4. A Namespace that holds objects no Work applied, or that the agent could not
+//  4. A Namespace that holds objects no Work applied, objects another Work applies
+//     (whose record does not list the Namespace: 1a), or that the agent could not
 //     check, is released (namespaceInUse), whatever the delete strategy says.
 //  5. Otherwise it is deleted.
 //
@@ -63,10 +67,20 @@ type removalAction int
 const (
 	removalDelete removalAction = iota
 	removalRelease
+	// removalLeave leaves an object that is not the Work's any more as it is.
+	removalLeave
+	// removalHandOver gives the object to the other Work that lists it
+	// (removalFacts.sharedWith).
+	removalHandOver
 )
 
 // removalFacts are what decideRemoval decides on.
 type removalFacts struct {
+	// workName is the Work letting go; owner is the Work the object's
+	// AnnotationWork names now.
+	workName, owner string
+	// sharedWith is another Work whose record lists the object; "" if none.
+	sharedWith string
 	// deletePolicy and takenOverPolicy are the Work's delete strategy.
 	deletePolicy    placementv1beta1.DeletePropagationPolicy
 	takenOverPolicy placementv1beta1.TakenOverPolicy
@@ -86,11 +100,14 @@ func (f removalFacts) needsNamespaceCheck() bool {
 	return action == removalDelete
 }
 
-// decideRemoval decides what becomes of an object that carries the annotation of
-// the Work letting go of it, with the reason and message of a release (rules 2-5
-// above).
+// decideRemoval decides what becomes of an object a Work lets go of, with the
+// reason and message of a release (the rules above).
 func decideRemoval(f removalFacts) (action removalAction, reason, message string) {
 	switch {
+	case f.owner != f.workName:
+		return removalLeave, "", ""
+	case f.sharedWith != "":
+		return removalHandOver, "", ""
 	case f.deletePolicy == placementv1beta1.DeletePropagationPolicyAbandon:
 		return removalRelease, placementv1beta1.ReasonReleasedAbandon, "deleteStrategy.propagationPolicy is Abandon"
 	case !f.created && f.takenOverPolicy != placementv1beta1.TakenOverPolicyDelete:
@@ -247,9 +264,8 @@ func (a *Applier) sharedWith(ctx context.Context, workName string) (map[objectKe
 	return out, nil
 }
 
-// letGoOne deletes or releases one object the Work applied, as decideRemoval says.
-// Objects that no longer carry the Work's annotation are not the Work's any more and
-// are left alone.
+// letGoOne reads one object the Work applied and deletes, releases, hands over
+// or leaves it, as decideRemoval says.
 func (a *Applier) letGoOne(ctx context.Context, lg *letGo, ref ObjectRef) error {
 	log := ctrllog.FromContext(ctx).WithValues("kind", ref.Kind, "object", klog.KRef(ref.Namespace, ref.Name))
 	ri, err := a.resourceOfRef(ctx, ref)
@@ -267,27 +283,28 @@ func (a *Applier) letGoOne(ctx context.Context, lg *letGo, ref ObjectRef) error 
 	if err != nil {
 		return fmt.Errorf("failed to get %s: %w", ref, err)
 	}
-	if owner := live.GetAnnotations()[AnnotationWork]; owner != lg.workName {
-		log.V(1).Info("An applied object is no longer the Work's; leaving it", "annotation", owner)
-		return nil
+	facts := removalFacts{
+		workName: lg.workName, owner: live.GetAnnotations()[AnnotationWork], sharedWith: lg.shared[ref.key()],
+		deletePolicy: lg.deletePolicy, takenOverPolicy: lg.takenOverPolicy, created: ref.createdBy(live),
 	}
-	if other := lg.shared[ref.key()]; other != "" {
-		patch := fmt.Appendf(nil, `{"metadata":{"annotations":{%q:%q}}}`, AnnotationWork, other)
-		if _, err := ri.Patch(ctx, ref.Name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: a.opts.FieldManager}); err != nil && !isNotFound(err) {
-			return fmt.Errorf("failed to hand %s over to Work %q: %w", ref, other, err)
-		}
-		log.Info("Handed an object over to another Work that applies it too", "work", other)
-		return nil
-	}
-
-	facts := removalFacts{deletePolicy: lg.deletePolicy, takenOverPolicy: lg.takenOverPolicy, created: ref.createdBy(live)}
 	if ref.Group == "" && ref.Kind == namespaceGK.Kind && facts.needsNamespaceCheck() {
-		if facts.inUse, err = a.namespaceInUse(ctx, ref.Name, lg.deleted); err != nil {
+		if facts.inUse, err = a.namespaceInUse(ctx, ref.Name, lg.workName, lg.deleted); err != nil {
 			return err
 		}
 	}
 	action, reason, message := decideRemoval(facts)
-	if action == removalRelease {
+	switch action {
+	case removalLeave:
+		log.V(1).Info("An applied object is no longer the Work's; leaving it", "annotation", facts.owner)
+		return nil
+	case removalHandOver:
+		patch := fmt.Appendf(nil, `{"metadata":{"annotations":{%q:%q}}}`, AnnotationWork, facts.sharedWith)
+		if _, err := ri.Patch(ctx, ref.Name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: a.opts.FieldManager}); err != nil && !isNotFound(err) {
+			return fmt.Errorf("failed to hand %s over to Work %q: %w", ref, facts.sharedWith, err)
+		}
+		log.Info("Handed an object over to another Work that applies it too", "work", facts.sharedWith)
+		return nil
+	case removalRelease:
 		if err := a.releaseObject(ctx, ri, live); err != nil {
 			return fmt.Errorf("failed to release %s: %w", ref, err)
 		}

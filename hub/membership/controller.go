@@ -94,37 +94,38 @@ func (r *Reconciler) reconcile(ctx context.Context, req reconcile.Request) (ctrl
 	}
 	// The finalizer, the built-in labels and the automatic taints in one
 	// write: a fleet joining at once is this controller's backlog.
-	base := mc.DeepCopy()
-	changed := controllerutil.AddFinalizer(mc, clusterv1beta1.MemberClusterFinalizer)
-	want := BuiltinLabels(mc)
-	labels := map[string]string{}
-	for k, v := range mc.Labels {
-		labels[k] = v
-	}
-	for k, v := range want {
-		if v == "" {
-			delete(labels, k)
-		} else {
-			labels[k] = v
-		}
-	}
-	if !equality.Semantic.DeepEqual(labels, mc.Labels) && !(len(labels) == 0 && len(mc.Labels) == 0) {
-		mc.Labels = labels
-		changed = true
-	}
+	oldTaints := mc.DeepCopy().Spec.Taints
 	taints := DesiredTaints(mc, r.now(), r.NewMemberGrace)
 	taintsChanged := !equality.Semantic.DeepEqual(taints, mc.Spec.Taints) && !(len(taints) == 0 && len(mc.Spec.Taints) == 0)
-	if taintsChanged {
-		mc.Spec.Taints = taints
-		changed = true
-	}
-	if changed {
-		if err := r.Client.Patch(ctx, mc, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
-			return ctrl.Result{}, fmt.Errorf("failed to update the finalizer, built-in labels and taints: %w", err)
+	written, err := pipeline.AddFinalizerWith(ctx, r.Client, mc, clusterv1beta1.MemberClusterFinalizer, pipeline.ManagerMembership, func() bool {
+		changed := false
+		want := BuiltinLabels(mc)
+		labels := map[string]string{}
+		for k, v := range mc.Labels {
+			labels[k] = v
+		}
+		for k, v := range want {
+			if v == "" {
+				delete(labels, k)
+			} else {
+				labels[k] = v
+			}
+		}
+		if !equality.Semantic.DeepEqual(labels, mc.Labels) && !(len(labels) == 0 && len(mc.Labels) == 0) {
+			mc.Labels = labels
+			changed = true
 		}
 		if taintsChanged {
-			r.taintEvents(mc, base.Spec.Taints, taints)
+			mc.Spec.Taints = taints
+			changed = true
 		}
+		return changed
+	})
+	if err != nil {
+		return ctrl.Result{}, fmt.Errorf("failed to update the finalizer, built-in labels and taints: %w", err)
+	}
+	if written && taintsChanged {
+		r.taintEvents(mc, oldTaints, taints)
 	}
 	// Look again when a new member's grace ends.
 	result := ctrl.Result{RequeueAfter: NewMemberGraceLeft(mc, r.now(), r.NewMemberGrace)}

@@ -22,6 +22,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -79,6 +80,27 @@ func TestFinalizersAreWrittenWithAnOptimisticLock(t *testing.T) {
 			},
 			wantConflict: true,
 			want:         nil,
+		},
+		{
+			name: "adding a finalizer with other changes keeps the one another writer added since the read",
+			meanwhile: func(ctx context.Context, c client.Client, o client.Object) error {
+				return AddFinalizer(ctx, c, o, theirs, "other")
+			},
+			write: func(ctx context.Context, c client.Client, o client.Object) error {
+				_, err := AddFinalizerWith(ctx, c, o, mine, "me", func() bool { o.SetLabels(map[string]string{"k": "v"}); return true })
+				return err
+			},
+			wantConflict: true,
+			want:         []string{theirs, mine},
+		},
+		{
+			name:  "adding a finalizer that is there, with no other change, writes nothing",
+			start: []string{mine},
+			write: func(ctx context.Context, c client.Client, o client.Object) error {
+				_, err := AddFinalizerWith(ctx, c, o, mine, "me", func() bool { return false })
+				return err
+			},
+			want: []string{mine},
 		},
 		{
 			name:  "adding a finalizer that is there writes nothing",
@@ -189,5 +211,73 @@ func TestFinalizerIsOwnedByItsWriterAndRemovalOfAGoneObjectIsDone(t *testing.T) 
 	}
 	if err := RemoveFinalizer(ctx, c, gone, "example.com/mine", "flotilla-test"); err != nil {
 		t.Errorf("removing the finalizer of a deleted object: %v", err)
+	}
+}
+
+// AddFinalizerWith writes the finalizer and the other changes in one write,
+// under the writer's field manager, and writes the other changes alone once
+// the finalizer is there.
+func TestAddFinalizerWithWritesTheOtherChangesInTheSameWrite(t *testing.T) {
+	ctx := context.Background()
+	c := env.Client
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "finalizer-with"}, Data: map[string]string{"k": "v"}}
+	if err := c.Create(ctx, cm); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cm.Finalizers = nil
+		_ = c.Update(ctx, cm)
+		_ = c.Delete(ctx, cm)
+	})
+	rv := cm.ResourceVersion
+	written, err := AddFinalizerWith(ctx, c, cm, "example.com/mine", "flotilla-test", func() bool {
+		cm.Labels = map[string]string{"built-in": "a"}
+		return true
+	})
+	if err != nil || !written {
+		t.Fatalf("AddFinalizerWith = %v, %v; want written", written, err)
+	}
+	got := &corev1.ConfigMap{}
+	if err := c.Get(ctx, client.ObjectKeyFromObject(cm), got); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"example.com/mine"}, got.Finalizers); diff != "" {
+		t.Errorf("finalizers (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(map[string]string{"built-in": "a"}, got.Labels); diff != "" {
+		t.Errorf("labels (-want +got):\n%s", diff)
+	}
+	if got.ResourceVersion == rv {
+		t.Fatalf("resourceVersion still %s: nothing was written", rv)
+	}
+	var owned [][]string
+	for _, e := range got.ManagedFields {
+		if e.Manager != "flotilla-test" {
+			continue
+		}
+		paths, err := FieldPaths(e.FieldsV1.GetRawBytes())
+		if err != nil {
+			t.Fatal(err)
+		}
+		owned = append(owned, paths...)
+	}
+	want := [][]string{{"metadata", "finalizers"}, {"metadata", "finalizers", "example.com/mine"}, {"metadata", "labels"}, {"metadata", "labels", "built-in"}}
+	if diff := cmp.Diff(want, owned, cmpopts.SortSlices(func(a, b []string) bool { return fmt.Sprint(a) < fmt.Sprint(b) })); diff != "" {
+		t.Errorf("fields of flotilla-test (-want +got):\n%s", diff)
+	}
+
+	// The finalizer is there: only the other change is written.
+	written, err = AddFinalizerWith(ctx, c, cm, "example.com/mine", "flotilla-test", func() bool {
+		cm.Labels["built-in"] = "b"
+		return true
+	})
+	if err != nil || !written {
+		t.Fatalf("AddFinalizerWith = %v, %v; want written", written, err)
+	}
+	if err := c.Get(ctx, client.ObjectKeyFromObject(cm), got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Labels["built-in"] != "b" || len(got.Finalizers) != 1 {
+		t.Errorf("labels %v, finalizers %v; want built-in=b and the one finalizer", got.Labels, got.Finalizers)
 	}
 }

@@ -199,6 +199,14 @@ func withoutClaimed(self pipeline.PlacementKey, selected []*unstructured.Unstruc
 	return kept, out
 }
 
+// decideConflicts is the whole conflict decision for placement self: of what it
+// selects, what it places and what it leaves out, and to whom (the rules at the
+// top of this file). others are the placements that may claim what self
+// selects, in any order; self among them is ignored.
+func decideConflicts(self placementv1beta1.PlacementObj, selected []*unstructured.Unstructured, others []placementv1beta1.PlacementObj) ([]*unstructured.Unstructured, []conflict) {
+	return withoutClaimed(pipeline.KeyOf(self), selected, claims(self, others))
+}
+
 // lookupKeys are the claims-index keys under which the placements that may
 // claim what self selects are found: each selected object and, for a
 // ClusterResourcePlacement, the Namespace of each namespaced one (rule 5).
@@ -310,6 +318,6 @@ func (r *Reconciler) resolveConflicts(ctx context.Context, s *scope) error {
 	for _, o := range found {
 		others = append(others, o)
 	}
-	s.selected, s.conflicts = withoutClaimed(s.key, s.selected, claims(s.placement, others))
+	s.selected, s.conflicts = decideConflicts(s.placement, s.selected, others)
 	return nil
 }

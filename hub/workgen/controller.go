@@ -243,6 +243,14 @@ func (r *Reconciler) writeWork(ctx context.Context, s *scope) error {
 	_, err = controllerutil.CreateOrPatch(ctx, client.WithFieldOwner(r.Client, pipeline.ManagerWorkGenerator), work, func() error {
 		return fillWork(work, s.work, r.Scheme)
 	})
+	if err == nil && work.DeletionTimestamp.IsZero() {
+		// A Work created here has the finalizer; one read lacks it only if
+		// someone took it off.
+		if err := pipeline.AddFinalizer(ctx, r.Client, work, placementv1beta1.AppliedResourcesCleanupFinalizer, pipeline.ManagerWorkGenerator); err != nil {
+			s.status.err = err
+			return nil
+		}
+	}
 	switch {
 	case apierrors.IsNotFound(err):
 		s.status.err = fmt.Errorf("namespace %s does not exist: has member %s joined?", ns, b.GetBindingSpec().TargetCluster)

@@ -39,8 +39,9 @@ type workSpec struct {
 }
 
 // fillWork makes work (as read, or new) the binding's Work: the placement's
-// labels, the parent binding and scheduling group, the cleanup finalizer (the
-// member removes the Work's objects before the hub lets it go), the manifests,
+// labels, the parent binding and scheduling group, the cleanup finalizer on a
+// new Work (the member removes the Work's objects before the hub lets it go;
+// an existing Work lacking it gets it from pipeline.AddFinalizer), the manifests,
 // the apply strategy and what the placement asks of agents; a
 // ClusterResourceBinding controls it. A Work that exists and belongs to another
 // placement is not touched: fillWork returns an error naming the owner.
@@ -61,7 +62,9 @@ func fillWork(work *placementv1beta1.Work, in workSpec, scheme *runtime.Scheme) 
 	if group := schedulinggroup.Of(b.GetLabels()); group != "" {
 		work.Labels[schedulinggroup.LabelGroup] = group
 	}
-	controllerutil.AddFinalizer(work, placementv1beta1.AppliedResourcesCleanupFinalizer)
+	if work.CreationTimestamp.IsZero() {
+		controllerutil.AddFinalizer(work, placementv1beta1.AppliedResourcesCleanupFinalizer)
+	}
 	work.Spec.Workload.Manifests = in.manifests
 	work.Spec.ApplyStrategy = b.GetBindingSpec().ApplyStrategy.DeepCopy()
 	setAgentSpec(work, in.placement)

@@ -164,6 +164,16 @@ func TestFillWork(t *testing.T) {
 			t.Errorf("the Work should be the ResourceBinding's by labels only: owners %+v, labels %v", work.OwnerReferences, work.Labels)
 		}
 	})
+	t.Run("an existing Work that lacks the finalizer does not get it in the patch (pipeline.AddFinalizer adds it, locked)", func(t *testing.T) {
+		work := &placementv1beta1.Work{ObjectMeta: metav1.ObjectMeta{Name: "web-work", Namespace: "flotilla-member-m1", CreationTimestamp: metav1.Now(),
+			Finalizers: []string{"example.com/theirs"}}}
+		if err := fillWork(work, workSpec{binding: boundBinding(), placement: crp, manifests: manifests}, scheme); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff([]string{"example.com/theirs"}, work.Finalizers); diff != "" {
+			t.Errorf("finalizers (-want +got):\n%s", diff)
+		}
+	})
 	t.Run("a Work of another placement is not touched", func(t *testing.T) {
 		other := &placementv1beta1.Work{ObjectMeta: metav1.ObjectMeta{Name: "web-work", Namespace: "flotilla-member-m1",
 			CreationTimestamp: metav1.Now(), Labels: map[string]string{placementv1beta1.LabelPlacementName: "web", placementv1beta1.LabelPlacementNamespace: "team"}}}
