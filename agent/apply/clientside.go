@@ -33,15 +33,16 @@ import (
 
 // write sends a resolved manifest to the member as the apply strategy says and
 // returns the object as it is afterwards. live is the object on the member (nil if
-// there is none); force takes fields over from other field managers
-// (server-side apply) and is implied by a three-way merge.
-func (a *Applier) write(ctx context.Context, s *scope, m *manifest, live *unstructured.Unstructured, force bool) (*unstructured.Unstructured, error) {
+// there is none), ours whether it is already the Work's. Server-side apply takes
+// fields over from other field managers as forceConflicts says; a three-way merge
+// always does.
+func (a *Applier) write(ctx context.Context, s *scope, m *manifest, live *unstructured.Unstructured, ours bool) (*unstructured.Unstructured, error) {
 	if s.strategy.Type == placementv1beta1.ApplyStrategyTypeClientSideApply {
 		return a.clientSideApply(ctx, m, live, s.work.Name)
 	}
 	return a.resourceOf(m).Apply(ctx, m.obj.GetName(), a.body(m, s.work.Name), metav1.ApplyOptions{
 		FieldManager: a.opts.FieldManager,
-		Force:        force || forceConflicts(s.strategy),
+		Force:        forceConflicts(s.strategy, ours),
 	})
 }
 

@@ -20,6 +20,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"slices"
 	"strings"
 
@@ -105,6 +106,10 @@ func (a *Applier) checkDrifts(ctx context.Context, s *scope) {
 			continue
 		}
 		out, err := a.correct(ctx, s, m, r.live, diffs)
+		if apierrors.IsConflict(err) && !forceConflicts(s.strategy, true) {
+			*r = failed(conflictMessage(m, err))
+			continue
+		}
 		if err != nil {
 			*r = failed(fmt.Sprintf("%s was changed on the member cluster (first: %s) and could not be reverted: %s", m.describe(), diffs[0].Path, apiMessage(err)))
 			continue

@@ -176,10 +176,11 @@ func (a *Applier) applyManifest(ctx context.Context, s *scope, m *manifest) resu
 			log.Info("Taking over an existing object", "previousWork", owner, "whenToTakeOver", s.strategy.WhenToTakeOver)
 		}
 	}
-	// Fields of an object that is already the Work's are the Work's: a member-side
-	// edit in between (a drift) does not make applying the hub's spec a conflict.
 	ours := live != nil && live.GetAnnotations()[AnnotationWork] == s.work.Name
 	out, err := a.write(ctx, s, m, live, ours)
+	if apierrors.IsConflict(err) && !forceConflicts(s.strategy, ours) {
+		return failed(conflictMessage(m, err))
+	}
 	if err != nil {
 		log.V(1).Info("Failed to apply a manifest", "error", err.Error())
 		return failed(apiMessage(err))
@@ -490,10 +491,25 @@ func (a *Applier) body(m *manifest, workName string) *unstructured.Unstructured 
 }
 
 // forceConflicts reports whether server-side apply takes fields over from other field
-// managers: when the strategy takes objects over Always, or asks for it.
-func forceConflicts(s placementv1beta1.ApplyStrategy) bool {
-	return s.WhenToTakeOver == placementv1beta1.WhenToTakeOverAlways ||
-		(s.ServerSideApplyConfig != nil && s.ServerSideApplyConfig.Force)
+// managers on an object, ours when it is already the Work's: always when the
+// strategy takes objects over Always; otherwise as serverSideApplyConfig.force
+// says, and when it is unset on the Work's own objects only (a member-side edit in
+// between, a drift, does not make applying the hub's spec a conflict).
+func forceConflicts(s placementv1beta1.ApplyStrategy, ours bool) bool {
+	if s.WhenToTakeOver == placementv1beta1.WhenToTakeOverAlways {
+		return true
+	}
+	if c := s.ServerSideApplyConfig; c != nil && c.Force != nil {
+		return *c.Force
+	}
+	return ours
+}
+
+// conflictMessage is the status message of a manifest whose apply met fields that
+// other field managers own while serverSideApplyConfig.force is false.
+func conflictMessage(m *manifest, err error) string {
+	return fmt.Sprintf("%s: %s; applyStrategy.serverSideApplyConfig.force is false, so fields another field manager owns are left to it: remove them from the manifest, or set force to true to take them",
+		m.describe(), apiMessage(err))
 }
 
 // apiMessage returns the message of an error as the API server wrote it.

@@ -26,11 +26,13 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
@@ -479,5 +481,56 @@ func TestABlockerThatChangesBeforeItsWatchBeginsIsAChange(t *testing.T) {
 			}})
 			waitForChange(t, changed, "gap")
 		})
+	}
+}
+
+func TestForceFalseLeavesAFieldAnotherManagerOwnsToIt(t *testing.T) {
+	ctx := testContext(t)
+	const ns = "force-false"
+	createNamespace(t, ns)
+	a, changed := watchingApplier(t, "records-force-false")
+	work := newWork("leave-it", 1, configMapManifest(t, ns, "cm", map[string]any{"k": "hub", "other": "hub"}))
+	work.Spec.ApplyStrategy = &placementv1beta1.ApplyStrategy{
+		ServerSideApplyConfig: &placementv1beta1.ServerSideApplyConfig{Force: ptr.To(false)},
+	}
+	if _, err := a.Apply(ctx, work); err != nil {
+		t.Fatalf("Apply() failed: %v", err)
+	}
+	changed().Clear()
+	// kubectl-edit now owns data.k.
+	editConfigMap(t, ns, "cm", func(cm *corev1.ConfigMap) { cm.Data["k"] = "member" })
+	waitForChange(t, changed, "leave-it")
+
+	for what, status := range map[string]func() (placementv1beta1.WorkStatus, error){
+		"looking again (the watch)": func() (placementv1beta1.WorkStatus, error) { return a.Status(ctx, work) },
+		"applying again":            func() (placementv1beta1.WorkStatus, error) { return a.Apply(ctx, work) },
+	} {
+		st, err := status()
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		mc := st.ManifestConditions[0]
+		c := meta.FindStatusCondition(mc.Conditions, placementv1beta1.ConditionApplied)
+		if c == nil || c.Status != metav1.ConditionFalse || c.Reason != placementv1beta1.ReasonApplyFailed ||
+			!strings.Contains(c.Message, `conflict with "kubectl-edit"`) || !strings.Contains(c.Message, "force is false") {
+			t.Errorf("%s: Applied = %+v, want False/ApplyFailed naming the conflict with kubectl-edit and force", what, c)
+		}
+		if diff := cmp.Diff(map[string]string{"k": "member", "other": "hub"}, configMapData(t, ns, "cm")); diff != "" {
+			t.Errorf("%s: the field kubectl-edit owns was taken (-want +got):\n%s", what, diff)
+		}
+	}
+
+	// Unset, the Work's own fields are the hub's: the edit is reverted.
+	work.Spec.ApplyStrategy = nil
+	work.Generation = 2
+	st, err := a.Apply(ctx, work)
+	if err != nil {
+		t.Fatalf("Apply() with force unset failed: %v", err)
+	}
+	if got := conditionSummary(st.ManifestConditions[0].Conditions, placementv1beta1.ConditionApplied); got != "True/Applied" {
+		t.Errorf("Applied with force unset = %s, want True/Applied", got)
+	}
+	if diff := cmp.Diff(map[string]string{"k": "hub", "other": "hub"}, configMapData(t, ns, "cm")); diff != "" {
+		t.Errorf("with force unset the hub's value did not win (-want +got):\n%s", diff)
 	}
 }

@@ -110,10 +110,21 @@ type ApplyStrategy struct {
 
 // ServerSideApplyConfig configures server-side apply.
 type ServerSideApplyConfig struct {
-	// Force makes Flotilla take ownership of fields that other field managers own,
-	// instead of failing with a conflict.
+	// Force is whether applying takes the fields that another field manager on
+	// the member cluster owns (a controller, or a kubectl edit):
+	//   - unset (the default): the fields of the objects the Work already applied
+	//     are taken, so the hub's values win and a drift is reverted; an object
+	//     taken over with whenToTakeOver IfNoDiff already matches the hub, and its
+	//     fields are shared with their managers;
+	//   - true: taken on every object;
+	//   - false: left to their managers. A manifest that sets such a field to
+	//     another value is not applied (Applied=False, reason ApplyFailed, with a
+	//     message naming the fields and their managers) until the field is
+	//     removed from the manifest or its manager lets it go.
+	// whenToTakeOver Always takes every field of an object it takes over,
+	// whatever Force says.
 	// +optional
-	Force bool `json:"force,omitempty"`
+	Force *bool `json:"force,omitempty"`
 }
 
 // DeletePropagationPolicy is what happens to placed resources when they are removed

@@ -97,6 +97,7 @@ func TestBindingDefaultsAndPrintColumns(t *testing.T) {
 				State:                            placementv1beta1.BindingStateBound,
 				TargetCluster:                    "member-1",
 				ResourceSnapshotName:             "crp-1-0-snapshot",
+				SchedulingPolicySnapshotName:     "crp-1-0",
 				ResourceOverrideSnapshots:        []placementv1beta1.NamespacedName{{Name: "ro-1", Namespace: "app"}},
 				ClusterResourceOverrideSnapshots: []string{"cro-1"},
 				ApplyStrategy:                    &placementv1beta1.ApplyStrategy{WhenToTakeOver: placementv1beta1.WhenToTakeOverNever},
@@ -137,6 +138,8 @@ func TestBindingDefaultsAndPrintColumns(t *testing.T) {
 				{Name: "WORK-SYNCHRONIZED", Value: "True"},
 				{Name: "APPLIED", Value: "False"},
 				{Name: "AVAILABLE", Value: ""},
+				{Name: "RESOURCE-SNAPSHOT", Priority: 1, Value: "crp-1-0-snapshot"},
+				{Name: "POLICY-SNAPSHOT", Priority: 1, Value: "crp-1-0"},
 				{Name: "AGE", Value: testenv.AgeValue},
 			}
 			if diff := cmp.Diff(want, got); diff != "" {

@@ -33,6 +33,8 @@ import (
 // +kubebuilder:printcolumn:name="WORK-SYNCHRONIZED",type=string,JSONPath=`.status.conditions[?(@.type=="WorkSynchronized")].status`
 // +kubebuilder:printcolumn:name="APPLIED",type=string,JSONPath=`.status.conditions[?(@.type=="Applied")].status`
 // +kubebuilder:printcolumn:name="AVAILABLE",type=string,JSONPath=`.status.conditions[?(@.type=="Available")].status`
+// +kubebuilder:printcolumn:name="RESOURCE-SNAPSHOT",type=string,JSONPath=`.spec.resourceSnapshotName`,priority=1,description="The resource snapshot placed on the cluster"
+// +kubebuilder:printcolumn:name="POLICY-SNAPSHOT",type=string,JSONPath=`.spec.schedulingPolicySnapshotName`,priority=1,description="The scheduling policy snapshot under which the scheduler last picked or kept the cluster"
 // +kubebuilder:printcolumn:name="AGE",type=date,JSONPath=`.metadata.creationTimestamp`
 type ClusterResourceBinding struct {
 	metav1.TypeMeta   `json:",inline"`
@@ -80,8 +82,11 @@ type ResourceBindingSpec struct {
 	// +optional
 	ResourceSnapshotName string `json:"resourceSnapshotName,omitempty"`
 
-	// SchedulingPolicySnapshotName is the name of the scheduling policy snapshot under
-	// which the cluster was picked.
+	// SchedulingPolicySnapshotName is the scheduling policy snapshot under which
+	// the scheduler last picked or kept the cluster: it moves to the newest
+	// snapshot each time the scheduler confirms the decision under a changed
+	// policy. A record for people and tools (`kubectl get ... -o wide` shows it);
+	// the scheduler writes it and nothing else acts on it.
 	// +optional
 	SchedulingPolicySnapshotName string `json:"schedulingPolicySnapshotName,omitempty"`
 

@@ -209,7 +209,7 @@ func TestPlacementDefaults(t *testing.T) {
 						WhenToTakeOver:        placementv1beta1.WhenToTakeOverIfNoDiff,
 						ComparisonOption:      placementv1beta1.FullComparison,
 						AllowCoOwnership:      true,
-						ServerSideApplyConfig: &placementv1beta1.ServerSideApplyConfig{Force: true},
+						ServerSideApplyConfig: &placementv1beta1.ServerSideApplyConfig{Force: ptr.To(true)},
 					},
 					DeleteStrategy: &placementv1beta1.DeleteStrategy{PropagationPolicy: placementv1beta1.DeletePropagationPolicyAbandon},
 				},
@@ -232,7 +232,7 @@ func TestPlacementDefaults(t *testing.T) {
 						WhenToTakeOver:        placementv1beta1.WhenToTakeOverIfNoDiff,
 						ComparisonOption:      placementv1beta1.FullComparison,
 						AllowCoOwnership:      true,
-						ServerSideApplyConfig: &placementv1beta1.ServerSideApplyConfig{Force: true},
+						ServerSideApplyConfig: &placementv1beta1.ServerSideApplyConfig{Force: ptr.To(true)},
 					},
 					DeleteStrategy: &placementv1beta1.DeleteStrategy{PropagationPolicy: placementv1beta1.DeletePropagationPolicyAbandon},
 				},
@@ -558,7 +558,7 @@ func TestPlacementValidation(t *testing.T) {
 				s := spec(nil)
 				s.Strategy.ApplyStrategy = &placementv1beta1.ApplyStrategy{
 					Type:                  placementv1beta1.ApplyStrategyTypeClientSideApply,
-					ServerSideApplyConfig: &placementv1beta1.ServerSideApplyConfig{Force: true},
+					ServerSideApplyConfig: &placementv1beta1.ServerSideApplyConfig{Force: ptr.To(true)},
 				}
 				return s
 			}(),

@@ -31,6 +31,8 @@ import (
 // +kubebuilder:printcolumn:name="WORK-SYNCHRONIZED",type=string,JSONPath=`.status.conditions[?(@.type=="WorkSynchronized")].status`
 // +kubebuilder:printcolumn:name="APPLIED",type=string,JSONPath=`.status.conditions[?(@.type=="Applied")].status`
 // +kubebuilder:printcolumn:name="AVAILABLE",type=string,JSONPath=`.status.conditions[?(@.type=="Available")].status`
+// +kubebuilder:printcolumn:name="RESOURCE-SNAPSHOT",type=string,JSONPath=`.spec.resourceSnapshotName`,priority=1,description="The resource snapshot placed on the cluster"
+// +kubebuilder:printcolumn:name="POLICY-SNAPSHOT",type=string,JSONPath=`.spec.schedulingPolicySnapshotName`,priority=1,description="The scheduling policy snapshot under which the scheduler last picked or kept the cluster"
 // +kubebuilder:printcolumn:name="AGE",type=date,JSONPath=`.metadata.creationTimestamp`
 type ResourceBinding struct {
 	metav1.TypeMeta   `json:",inline"`
