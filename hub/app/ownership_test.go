@@ -397,7 +397,7 @@ func startRecordedHub(t *testing.T, rec *ownershipRecorder, addr string) {
 	opts.WorkCleanupTimeout = 6 * time.Second
 	opts.ReplicaLeaseDuration = 3 * time.Second
 	// A taint no toleration matches evicts at once.
-	opts.DefaultTolerationSeconds = 0
+	opts.DefaultToleration = 0
 	if err := opts.Validate(); err != nil {
 		t.Fatal(err)
 	}
