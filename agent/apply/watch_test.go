@@ -501,29 +501,35 @@ func TestForceFalseLeavesAFieldAnotherManagerOwnsToIt(t *testing.T) {
 	editConfigMap(t, ns, "cm", func(cm *corev1.ConfigMap) { cm.Data["k"] = "member" })
 	waitForChange(t, changed, "leave-it")
 
-	for what, status := range map[string]func() (placementv1beta1.WorkStatus, error){
-		"looking again (the watch)": func() (placementv1beta1.WorkStatus, error) { return a.Status(ctx, work) },
-		"applying again":            func() (placementv1beta1.WorkStatus, error) { return a.Apply(ctx, work) },
-	} {
-		st, err := status()
-		if err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
-		mc := st.ManifestConditions[0]
-		c := meta.FindStatusCondition(mc.Conditions, placementv1beta1.ConditionApplied)
+	conflictReported := func(st placementv1beta1.WorkStatus) error {
+		c := meta.FindStatusCondition(st.ManifestConditions[0].Conditions, placementv1beta1.ConditionApplied)
 		if c == nil || c.Status != metav1.ConditionFalse || c.Reason != placementv1beta1.ReasonApplyFailed ||
 			!strings.Contains(c.Message, `conflict with "kubectl-edit"`) || !strings.Contains(c.Message, "force is false") {
-			t.Errorf("%s: Applied = %+v, want False/ApplyFailed naming the conflict with kubectl-edit and force", what, c)
+			return fmt.Errorf("Applied = %+v, want False/ApplyFailed naming the conflict with kubectl-edit and force", c)
 		}
-		if diff := cmp.Diff(map[string]string{"k": "member", "other": "hub"}, configMapData(t, ns, "cm")); diff != "" {
-			t.Errorf("%s: the field kubectl-edit owns was taken (-want +got):\n%s", what, diff)
-		}
+		return nil
+	}
+	// The watch saw the edit: looking again reports the conflict and takes nothing.
+	statusWhen(t, a, work, conflictReported)
+	if diff := cmp.Diff(map[string]string{"k": "member", "other": "hub"}, configMapData(t, ns, "cm")); diff != "" {
+		t.Errorf("looking again took the field kubectl-edit owns (-want +got):\n%s", diff)
+	}
+	// Applying the Work again does the same.
+	st, err := a.Apply(ctx, work)
+	if err != nil {
+		t.Fatalf("Apply() again failed: %v", err)
+	}
+	if err := conflictReported(st); err != nil {
+		t.Errorf("applying again: %v", err)
+	}
+	if diff := cmp.Diff(map[string]string{"k": "member", "other": "hub"}, configMapData(t, ns, "cm")); diff != "" {
+		t.Errorf("applying again took the field kubectl-edit owns (-want +got):\n%s", diff)
 	}
 
 	// Unset, the Work's own fields are the hub's: the edit is reverted.
 	work.Spec.ApplyStrategy = nil
 	work.Generation = 2
-	st, err := a.Apply(ctx, work)
+	st, err = a.Apply(ctx, work)
 	if err != nil {
 		t.Fatalf("Apply() with force unset failed: %v", err)
 	}
