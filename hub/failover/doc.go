@@ -19,7 +19,8 @@ limitations under the License.
 // not-ready taints, or a user's drain) once its toleration runs out, or — opted
 // in with policy.unavailableEvictionSeconds — resources that stay unavailable on
 // a healthy cluster. It is a small controller of its own, outside the scheduling
-// cycle.
+// cycle. It also holds DecideFailback, the decision to move a placement back to
+// a more preferred cluster (policy.failback); no controller carries that out yet.
 //
 // Contract (see docs/concepts/pipeline.md):
 //
