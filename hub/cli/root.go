@@ -55,6 +55,7 @@ func NewCommand() *cobra.Command {
 		NewCordonCommand(cfg),
 		NewUncordonCommand(cfg),
 		NewDrainCommand(cfg),
+		newConsoleCommand(cfg),
 	)
 	version.AddTo(cmd, "kubectl-flotilla")
 	return cmd
