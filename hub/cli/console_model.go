@@ -97,7 +97,9 @@ type cell struct {
 //  3. A per-cluster condition is False (other than RolloutStarted), or a
 //     manifest failed: Failed, with the first such condition or manifest.
 //  4. A manifest drifted: Drifted. 5. A manifest differs (ReportDiff): DiffReported.
-//  6. RolloutStarted is False: Waiting (the rollout has not reached it).
+//  6. RolloutStarted is False (a rolling update holds the cluster back), or
+//     Unknown because an external rollout (a staged update run) has not
+//     moved it yet: Waiting.
 //  7. Available is True for the current generation: Available.
 //  8. Otherwise Progressing, naming the first condition not yet True.
 func decideCell(ps *placementv1beta1.PerClusterPlacementStatus, gen int64, connected bool) (cellState, string) {
@@ -125,7 +127,8 @@ func decideCell(ps *placementv1beta1.PerClusterPlacementStatus, gen int64, conne
 	if n := len(ps.DiffedPlacements); n > 0 {
 		return cellDiffReported, fmt.Sprintf("%d %s from the hub, first %s", n, plural(n, "manifest differs", "manifests differ"), resourceString(ps.DiffedPlacements[0].ResourceIdentifier))
 	}
-	if c := findCondition(ps.Conditions, placementv1beta1.ConditionRolloutStarted); c != nil && c.Status == metav1.ConditionFalse {
+	if c := findCondition(ps.Conditions, placementv1beta1.ConditionRolloutStarted); c != nil &&
+		(c.Status == metav1.ConditionFalse || c.Status == metav1.ConditionUnknown && c.Reason == placementv1beta1.ReasonRolloutControlledExternally) {
 		return cellWaiting, conditionSentence(c)
 	}
 	if c := findCondition(ps.Conditions, placementv1beta1.ConditionAvailable); c != nil && c.Status == metav1.ConditionTrue {

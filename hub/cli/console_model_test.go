@@ -72,6 +72,8 @@ func TestDecideCell(t *testing.T) {
 		{"a drifted manifest", drifted, true, cellDrifted, "1 manifest drifted, first v1 ConfigMap a/b"},
 		{"a manifest that differs", diffed, true, cellDiffReported, "1 manifest differs from the hub, first v1 ConfigMap a/b"},
 		{"RolloutStarted False waits in the rollout, it is no failure", pstatus(pcond(placementv1beta1.ConditionScheduled, metav1.ConditionTrue, 2), pcond(placementv1beta1.ConditionRolloutStarted, metav1.ConditionFalse, 2)), true, cellWaiting, "RolloutStarted False (RRolloutStarted)"},
+		{"an external rollout that has not moved the cluster yet waits", pstatus(pcond(placementv1beta1.ConditionScheduled, metav1.ConditionTrue, 2),
+			metav1.Condition{Type: placementv1beta1.ConditionRolloutStarted, Status: metav1.ConditionUnknown, Reason: placementv1beta1.ReasonRolloutControlledExternally}), true, cellWaiting, "RolloutStarted Unknown (RolloutControlledExternally)"},
 		{"a missing condition is waited for", pstatus(pcond(placementv1beta1.ConditionScheduled, metav1.ConditionTrue, 2)), true, cellProgressing, "waiting for RolloutStarted"},
 		{"an Unknown condition is named", pstatus(pcond(placementv1beta1.ConditionScheduled, metav1.ConditionTrue, 2), pcond(placementv1beta1.ConditionRolloutStarted, metav1.ConditionUnknown, 2)), true, cellProgressing, "RolloutStarted Unknown (RRolloutStarted)"},
 	} {

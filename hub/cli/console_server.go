@@ -121,6 +121,7 @@ func (s *console) handler() http.Handler {
 	mux.HandleFunc("POST /approvals/{name}", s.approveAction)
 	mux.HandleFunc("GET /live", s.liveEvents)
 	mux.Handle("GET /static/", http.StripPrefix("/static/", s.static))
+	mux.Handle("GET /favicon.ico", http.RedirectHandler("/static/favicon.svg", http.StatusMovedPermanently))
 	return s.guard(mux)
 }
 
