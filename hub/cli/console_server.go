@@ -326,7 +326,56 @@ type placementData struct {
 	Tree      *node
 	Resources []string
 	Clusters  []placementCluster
+	Rollout   *rolloutData
 	Runs      []runData
+}
+
+// rolloutData is where a rolling update stands: the clusters it moved to the
+// placement's latest resources, in the order they started, and those it holds
+// back for a later wave.
+type rolloutData struct {
+	Index string
+	Moved []string
+	Held  []string
+}
+
+// rollout reads a rolling update's progress from the per-cluster
+// RolloutStarted conditions; nil for an External strategy (its runs say).
+func rollout(pl *loadedPlacement, now time.Time) *rolloutData {
+	if pl.spec.Strategy.Type == placementv1beta1.ExternalRolloutStrategyType {
+		return nil
+	}
+	r := &rolloutData{Index: pl.stat.ObservedResourceIndex}
+	type moved struct {
+		at   time.Time
+		line string
+	}
+	var ms []moved
+	for i := range pl.stat.PlacementStatuses {
+		ps := &pl.stat.PlacementStatuses[i]
+		c := findCondition(ps.Conditions, placementv1beta1.ConditionRolloutStarted)
+		if ps.ClusterName == "" || c == nil {
+			continue
+		}
+		switch c.Status {
+		case metav1.ConditionTrue:
+			line := ps.ClusterName
+			if a := age(now, c.LastTransitionTime); a != "" {
+				line += " (started " + a + ")"
+			}
+			ms = append(ms, moved{c.LastTransitionTime.Time, line})
+		default:
+			r.Held = append(r.Held, ps.ClusterName+": "+conditionSentence(c))
+		}
+	}
+	sort.SliceStable(ms, func(i, j int) bool { return ms[i].at.Before(ms[j].at) })
+	for _, m := range ms {
+		r.Moved = append(r.Moved, m.line)
+	}
+	if len(r.Moved) == 0 && len(r.Held) == 0 {
+		return nil
+	}
+	return r
 }
 
 // placementCluster is a cluster's section of the placement page.
@@ -392,6 +441,7 @@ func (s *console) placementPage(w http.ResponseWriter, r *http.Request) {
 		state, reason := decideCell(ps, pl.obj.GetGeneration(), conn || !known)
 		d.Clusters = append(d.Clusters, placementCluster{Name: ps.ClusterName, State: state, Reason: reason, Why: d.Link + "/why/" + url.PathEscape(ps.ClusterName)})
 	}
+	d.Rollout = rollout(pl, now)
 	if ref.Namespace == "" {
 		runs, err := s.loadRuns(ctx, ref.Name, now)
 		if err != nil {
