@@ -173,11 +173,14 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	r = r.Clone(r.Context())
 	Impersonate(r.Header, id, h.prefix)
 	h.log.V(1).Info("Proxying", "user", id.User, "method", r.Method, "path", r.URL.Path)
-	up := proxy.NewUpgradeAwareHandler(h.location, h.transport, false, false, responder{log: h.log})
+	// The whole location, query included: upgrade requests (exec) are sent
+	// to it as it is.
+	location := *h.location
+	location.Path = strings.TrimSuffix(location.Path, "/") + r.URL.Path
+	location.RawQuery = r.URL.RawQuery
+	up := proxy.NewUpgradeAwareHandler(&location, h.transport, false, false, responder{log: h.log})
 	up.UpgradeTransport = h.upgrade
-	up.UseRequestLocation = true
 	up.UseLocationHost = true
-	up.AppendLocationPath = true
 	up.RejectForwardingRedirects = true
 	up.ServeHTTP(w, r)
 }

@@ -468,6 +468,24 @@ func (s *Server) Connected(member string) bool {
 	return ok
 }
 
+// ErrNotConnected: the member has no live session on this replica.
+var ErrNotConnected = errors.New("member not connected")
+
+// OpenAPIProxy opens an API proxy stream to member's agent (pkg/tunnel,
+// spec.md §4a): an HTTP/1.1 connection to the member's API server. It fails
+// at once, matching ErrNotConnected, when this replica holds no session for
+// member, and matching tunnel.ErrAPIProxyUnavailable when the session did
+// not negotiate the API proxy; each error is one line saying why.
+func (s *Server) OpenAPIProxy(ctx context.Context, member string) (net.Conn, error) {
+	s.mu.Lock()
+	ms := s.sessions[member]
+	s.mu.Unlock()
+	if ms == nil {
+		return nil, fmt.Errorf("%w: member %q has no agent connected to hub replica %s", ErrNotConnected, member, s.opts.ReplicaName)
+	}
+	return ms.sess.OpenAPIProxy(ctx)
+}
+
 // hubYamuxConfig is the tunnel's yamux configuration on the hub: the default
 // without yamux's keepalive, whose goroutine and timer a session would cost
 // every member. The hub needs no pings of its own: the watchdog ends a session

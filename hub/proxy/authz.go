@@ -1,0 +1,115 @@
+/*
+Copyright 2026 The Flotilla Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package proxy
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+
+	authorizationv1 "k8s.io/api/authorization/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/flotilla-io/flotilla/pkg/apiproxy"
+)
+
+// VerbFor is the RBAC verb that authorizes a proxied request with the given
+// HTTP method on memberclusters/proxy, as kube-apiserver names verbs for
+// the proxy subresources of its own kinds: GET and HEAD get, POST create,
+// PUT update, PATCH patch, DELETE delete. Any other method has no verb ("")
+// and is refused. A watch or an exec is authorized by its method too: what
+// it may see or do on the member is the member's RBAC's to decide.
+func VerbFor(method string) string {
+	switch method {
+	case http.MethodGet, http.MethodHead:
+		return "get"
+	case http.MethodPost:
+		return "create"
+	case http.MethodPut:
+		return "update"
+	case http.MethodPatch:
+		return "patch"
+	case http.MethodDelete:
+		return "delete"
+	}
+	return ""
+}
+
+// Decision is an Authorizer's answer.
+type Decision struct {
+	Allowed bool
+	// Reason is why, as the authorizer said it (may be empty).
+	Reason string
+}
+
+// Authorizer decides whether id may verb the proxy of member.
+type Authorizer interface {
+	Authorize(ctx context.Context, id Identity, member, verb string) (Decision, error)
+}
+
+// SubjectAccessReviewer authorizes with a SubjectAccessReview on the hub's
+// API server for memberclusters/proxy of proxy.flotilla.io, named after the
+// member: hub administrators grant it with ordinary RBAC, e.g.
+//
+//	rules:
+//	- apiGroups: [proxy.flotilla.io]
+//	  resources: [memberclusters/proxy]
+//	  resourceNames: [member-1]
+//	  verbs: [get]
+type SubjectAccessReviewer struct {
+	// Client creates SubjectAccessReviews (the hub's own identity, which
+	// may create subjectaccessreviews).
+	Client client.Client
+}
+
+// Authorize implements Authorizer.
+func (a SubjectAccessReviewer) Authorize(ctx context.Context, id Identity, member, verb string) (Decision, error) {
+	sar := &authorizationv1.SubjectAccessReview{Spec: SubjectAccessReviewSpec(id, member, verb)}
+	if err := a.Client.Create(ctx, sar); err != nil {
+		return Decision{}, fmt.Errorf("failed to ask the hub's API server whether %q may %s the proxy of %q: %w", id.User, verb, member, err)
+	}
+	reason := sar.Status.Reason
+	if sar.Status.EvaluationError != "" && reason == "" {
+		reason = sar.Status.EvaluationError
+	}
+	return Decision{Allowed: sar.Status.Allowed && !sar.Status.Denied, Reason: reason}, nil
+}
+
+// SubjectAccessReviewSpec is the review of id's verb on member's proxy.
+func SubjectAccessReviewSpec(id Identity, member, verb string) authorizationv1.SubjectAccessReviewSpec {
+	var extra map[string]authorizationv1.ExtraValue
+	if len(id.Extra) > 0 {
+		extra = map[string]authorizationv1.ExtraValue{}
+		for k, v := range id.Extra {
+			extra[k] = v
+		}
+	}
+	return authorizationv1.SubjectAccessReviewSpec{
+		User:   id.User,
+		UID:    id.UID,
+		Groups: id.Groups,
+		Extra:  extra,
+		ResourceAttributes: &authorizationv1.ResourceAttributes{
+			Group:       apiproxy.Group,
+			Version:     apiproxy.Version,
+			Resource:    apiproxy.Resource,
+			Subresource: apiproxy.Subresource,
+			Name:        member,
+			Verb:        verb,
+		},
+	}
+}
