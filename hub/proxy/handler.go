@@ -250,7 +250,7 @@ func (h *Handler) forward(w http.ResponseWriter, r *http.Request, id Identity, m
 func stripIdentity(h http.Header, a Authenticator) {
 	names := []string{"Authorization", "Proxy-Authorization", apiproxy.HeaderUser, apiproxy.HeaderGroup}
 	prefixes := []string{"Impersonate-", "X-Remote-"}
-	if rh, ok := a.(*RequestHeader); ok {
+	if rh, ok := a.(interface{ identityHeaders() ([]string, []string) }); ok {
 		n, p := rh.identityHeaders()
 		names, prefixes = append(names, n...), append(prefixes, p...)
 	}

@@ -468,6 +468,16 @@ func (s *Server) Connected(member string) bool {
 	return ok
 }
 
+// GetCertificate returns the tunnel's current serving certificate, valid for
+// the flotilla-hub Service (the API proxy serves it too); an error until
+// Start has loaded it.
+func (s *Server) GetCertificate(*tls.ClientHelloInfo) (*tls.Certificate, error) {
+	if c := s.serving.Load(); c != nil {
+		return c, nil
+	}
+	return nil, errors.New("the hub's serving certificate is not loaded yet")
+}
+
 // ErrNotConnected: the member has no live session on this replica.
 var ErrNotConnected = errors.New("member not connected")
 
