@@ -125,7 +125,8 @@ func setupHub(_ context.Context, mgr ctrl.Manager, opts *Options) error {
 		if err != nil {
 			return err
 		}
-		if err := mgr.Add(&proxy.Server{Addr: opts.ProxyBindAddress, GetCertificate: tunnels.GetCertificate, Handler: h, Log: log}); err != nil {
+		if err := mgr.Add(&proxy.Server{Addr: opts.ProxyBindAddress, GetCertificate: tunnels.GetCertificate, Handler: h,
+			CABundle: tunnels.CABundle, Client: direct, Log: log}); err != nil {
 			return fmt.Errorf("failed to add the API proxy: %w", err)
 		}
 	}

@@ -19,6 +19,7 @@ package proxy
 import (
 	"context"
 	"crypto/tls"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"net"
@@ -27,6 +28,10 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -99,7 +104,14 @@ type Server struct {
 	// serving certificate, valid for the flotilla-hub Service).
 	GetCertificate func(*tls.ClientHelloInfo) (*tls.Certificate, error)
 	Handler        http.Handler
-	Log            logr.Logger
+	// CABundle returns the CA of the serving certificate (nil until it is
+	// known); with Client, Start writes it into APIService
+	// v1beta1.proxy.flotilla.io's spec.caBundle, so that kube-apiserver
+	// verifies the hub. Default: none (the APIService is left alone).
+	CABundle func() []byte
+	// Client patches the APIService (uncached).
+	Client client.Client
+	Log    logr.Logger
 }
 
 // NeedLeaderElection is false: every replica serves the proxy of the
@@ -130,9 +142,61 @@ func (s *Server) Start(ctx context.Context) error {
 		_ = srv.Shutdown(sctx)
 	})
 	defer stop()
+	if s.CABundle != nil && s.Client != nil {
+		go s.keepCABundle(ctx)
+	}
 	s.Log.Info("Serving the API proxy", "address", l.Addr().String())
 	if err := srv.ServeTLS(l, "", ""); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return fmt.Errorf("the API proxy server failed: %w", err)
 	}
+	return nil
+}
+
+// APIServiceName is the APIService that makes kube-apiserver forward the
+// proxy.flotilla.io API to the hub (manifests/hub/proxy/apiservice.yaml).
+const APIServiceName = "v1beta1.proxy.flotilla.io"
+
+// caBundleCheck is how often keepCABundle checks the APIService's caBundle.
+const caBundleCheck = 5 * time.Minute
+
+// keepCABundle writes the serving certificate's CA into the APIService's
+// spec.caBundle, when it differs, as soon as the CA is known and every
+// caBundleCheck after, until ctx is done.
+func (s *Server) keepCABundle(ctx context.Context) {
+	every := time.Second
+	for {
+		if ca := s.CABundle(); ca != nil {
+			every = caBundleCheck
+			if err := s.writeCABundle(ctx, ca); err != nil {
+				s.Log.Error(err, "Failed to write the hub's CA into the APIService", "apiService", APIServiceName)
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(every):
+		}
+	}
+}
+
+func (s *Server) writeCABundle(ctx context.Context, ca []byte) error {
+	svc := &unstructured.Unstructured{}
+	svc.SetGroupVersionKind(schema.GroupVersionKind{Group: "apiregistration.k8s.io", Version: "v1", Kind: "APIService"})
+	if err := s.Client.Get(ctx, types.NamespacedName{Name: APIServiceName}, svc); err != nil {
+		if apierrors.IsNotFound(err) {
+			s.Log.V(1).Info("No APIService for the API proxy: kube-apiserver does not forward to it (kubectl apply -f manifests/hub/proxy/apiservice.yaml)", "apiService", APIServiceName)
+			return nil
+		}
+		return err
+	}
+	want := base64.StdEncoding.EncodeToString(ca)
+	if got, _, _ := unstructured.NestedString(svc.Object, "spec", "caBundle"); got == want {
+		return nil
+	}
+	patch := fmt.Appendf(nil, `{"spec":{"caBundle":%q,"insecureSkipTLSVerify":false}}`, want)
+	if err := s.Client.Patch(ctx, svc, client.RawPatch(types.MergePatchType, patch)); err != nil {
+		return err
+	}
+	s.Log.Info("Wrote the hub's CA into the APIService", "apiService", APIServiceName)
 	return nil
 }

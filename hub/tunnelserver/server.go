@@ -144,6 +144,8 @@ type Server struct {
 
 	// serving is the tunnel's current serving certificate.
 	serving atomic.Pointer[tls.Certificate]
+	// caPEM is the tunnel CA, PEM-encoded, once Start has loaded it.
+	caPEM atomic.Pointer[[]byte]
 }
 
 var _ interface{ NeedLeaderElection() bool } = (*Server)(nil)
@@ -214,6 +216,7 @@ func (s *Server) Start(ctx context.Context) error {
 	if err := s.loadServing(ctx, ca, sans); err != nil {
 		return err
 	}
+	s.caPEM.Store(&ca.CertPEM)
 	s.metrics.certificateExpiry.WithLabelValues(certificateCA).Set(float64(ca.Cert.NotAfter.Unix()))
 	if err := s.publishInfo(ctx, ca); err != nil {
 		return err
@@ -476,6 +479,15 @@ func (s *Server) GetCertificate(*tls.ClientHelloInfo) (*tls.Certificate, error) 
 		return c, nil
 	}
 	return nil, errors.New("the hub's serving certificate is not loaded yet")
+}
+
+// CABundle returns the tunnel CA, PEM-encoded, which signed the serving
+// certificate; nil until Start has loaded it.
+func (s *Server) CABundle() []byte {
+	if p := s.caPEM.Load(); p != nil {
+		return *p
+	}
+	return nil
 }
 
 // ErrNotConnected: the member has no live session on this replica.
