@@ -38,6 +38,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentproxy "github.com/flotilla-io/flotilla/agent/proxy"
@@ -66,6 +67,13 @@ func (s *sessions) OpenAPIProxy(ctx context.Context, member string) (net.Conn, e
 // pipe. An agent announcing the API proxy serves it with agent/proxy,
 // forwarding to env's API server.
 func connectAgent(t *testing.T, d *sessions, member string, serveProxy bool) {
+	t.Helper()
+	connectAgentTo(t, d, member, serveProxy, env.Config)
+}
+
+// connectAgentTo is connectAgent with the agent forwarding to the API server
+// of cfg.
+func connectAgentTo(t *testing.T, d *sessions, member string, serveProxy bool, cfg *rest.Config) {
 	t.Helper()
 	ctx := t.Context()
 	hubConn, agentConn := net.Pipe()
@@ -106,7 +114,7 @@ func connectAgent(t *testing.T, d *sessions, member string, serveProxy bool) {
 		}()
 	}
 	if serveProxy {
-		h, err := agentproxy.New(env.Config, agentproxy.Options{Logger: testr.New(t)})
+		h, err := agentproxy.New(cfg, agentproxy.Options{Logger: testr.New(t)})
 		if err != nil {
 			t.Fatal(err)
 		}
