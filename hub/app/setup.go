@@ -116,7 +116,7 @@ func setupHub(_ context.Context, mgr ctrl.Manager, opts *Options) error {
 		h, err := proxy.New(proxy.Options{
 			Dialer:               tunnels,
 			Authenticator:        &proxy.LoadedRequestHeader{Reader: direct, Log: log},
-			Authorizer:           proxy.SubjectAccessReviewer{Client: direct},
+			Authorizer:           &proxy.CachingAuthorizer{Authorizer: proxy.SubjectAccessReviewer{Client: direct}},
 			MaxInflightPerMember: opts.ProxyMaxInflightPerMember,
 			RequestTimeout:       opts.ProxyRequestTimeout,
 			Registerer:           metrics.Registry,

@@ -18,8 +18,11 @@ package proxy
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
+	"sync"
+	"time"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -112,4 +115,78 @@ func SubjectAccessReviewSpec(id Identity, member, verb string) authorizationv1.S
 			Verb:        verb,
 		},
 	}
+}
+
+// DefaultDecisionTTL is how long CachingAuthorizer keeps a decision: what
+// the authorizers of kube-apiserver's aggregated API servers keep (10s). A
+// role granted or taken away on the hub applies within it.
+const DefaultDecisionTTL = 10 * time.Second
+
+// maxCachedDecisions bounds CachingAuthorizer's memory: past it, expired
+// decisions are dropped, and if none were, all are.
+const maxCachedDecisions = 10000
+
+// CachingAuthorizer keeps an Authorizer's decisions, allowed and denied, for
+// a while, keyed by the whole identity, the member and the verb, so that a
+// client's burst of requests costs one SubjectAccessReview. Errors are not
+// kept.
+type CachingAuthorizer struct {
+	Authorizer Authorizer
+	// TTL is how long a decision is kept. Default DefaultDecisionTTL.
+	TTL time.Duration
+	// Now is the clock. Default time.Now.
+	Now func() time.Time
+
+	mu      sync.Mutex
+	entries map[string]cachedDecision
+}
+
+type cachedDecision struct {
+	Decision
+	expires time.Time
+}
+
+// Authorize implements Authorizer.
+func (c *CachingAuthorizer) Authorize(ctx context.Context, id Identity, member, verb string) (Decision, error) {
+	now, ttl := time.Now, c.TTL
+	if c.Now != nil {
+		now = c.Now
+	}
+	if ttl <= 0 {
+		ttl = DefaultDecisionTTL
+	}
+	key, err := json.Marshal(struct {
+		ID           Identity
+		Member, Verb string
+	}{id, member, verb})
+	if err != nil {
+		return Decision{}, fmt.Errorf("failed to key an authorization decision: %w", err)
+	}
+	c.mu.Lock()
+	e, ok := c.entries[string(key)]
+	c.mu.Unlock()
+	if ok && now().Before(e.expires) {
+		return e.Decision, nil
+	}
+	d, err := c.Authorizer.Authorize(ctx, id, member, verb)
+	if err != nil {
+		return d, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.entries == nil {
+		c.entries = map[string]cachedDecision{}
+	}
+	if len(c.entries) >= maxCachedDecisions {
+		for k, e := range c.entries {
+			if !now().Before(e.expires) {
+				delete(c.entries, k)
+			}
+		}
+		if len(c.entries) >= maxCachedDecisions {
+			clear(c.entries)
+		}
+	}
+	c.entries[string(key)] = cachedDecision{Decision: d, expires: now().Add(ttl)}
+	return d, nil
 }

@@ -256,3 +256,52 @@ func TestParseRequestHeader(t *testing.T) {
 		t.Error("allowed names that are not JSON were accepted")
 	}
 }
+
+// countingAuthorizer allows users named in allow and counts its calls.
+type countingAuthorizer struct {
+	allow map[string]bool
+	calls int
+}
+
+func (a *countingAuthorizer) Authorize(_ context.Context, id Identity, _, _ string) (Decision, error) {
+	a.calls++
+	return Decision{Allowed: a.allow[id.User]}, nil
+}
+
+func TestCachingAuthorizerKeepsDecisionsForItsTTL(t *testing.T) {
+	inner := &countingAuthorizer{allow: map[string]bool{"alice": true}}
+	now := time.Unix(0, 0)
+	c := &CachingAuthorizer{Authorizer: inner, TTL: 10 * time.Second, Now: func() time.Time { return now }}
+	ask := func(user string, groups []string, member, verb string) bool {
+		t.Helper()
+		d, err := c.Authorize(t.Context(), Identity{User: user, Groups: groups}, member, verb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d.Allowed
+	}
+	steps := []struct {
+		name          string
+		advance       time.Duration
+		user          string
+		groups        []string
+		member, verb  string
+		want          bool
+		wantCallsThen int
+	}{
+		{"a first question is asked", 0, "alice", nil, "m1", "get", true, 1},
+		{"the same question within the TTL is answered from the cache", 5 * time.Second, "alice", nil, "m1", "get", true, 1},
+		{"another verb is another question", 0, "alice", nil, "m1", "create", true, 2},
+		{"another member is another question", 0, "alice", nil, "m2", "get", true, 3},
+		{"other groups are another question", 0, "alice", []string{"devs"}, "m1", "get", true, 4},
+		{"a denial is kept too", 0, "bob", nil, "m1", "get", false, 5},
+		{"a denial within the TTL is not asked again", time.Second, "bob", nil, "m1", "get", false, 5},
+		{"after the TTL the question is asked again", 10 * time.Second, "alice", nil, "m1", "get", true, 6},
+	}
+	for _, s := range steps {
+		now = now.Add(s.advance)
+		if got := ask(s.user, s.groups, s.member, s.verb); got != s.want || inner.calls != s.wantCallsThen {
+			t.Errorf("%s: allowed %v after %d calls, want %v after %d", s.name, got, inner.calls, s.want, s.wantCallsThen)
+		}
+	}
+}
