@@ -43,7 +43,8 @@ func TestMeasureProxiedAndDirectGET(t *testing.T) {
 	setupRBAC(t)
 	d := &sessions{m: map[string]*tunnel.ServerSession{}}
 	connectAgent(t, d, "member-1", true)
-	f := startHub(t, d, Options{MaxInflightPerMember: 200})
+	// As the hub runs it: decisions kept for 10s.
+	f := startHub(t, d, Options{MaxInflightPerMember: 200, Authorizer: &CachingAuthorizer{Authorizer: SubjectAccessReviewer{Client: env.Client}}})
 	const path = "/api/v1/namespaces/team-a/configmaps/cm-1"
 
 	direct := rest.CopyConfig(env.Config)

@@ -141,7 +141,9 @@ func startHub(t *testing.T, d Dialer, opts Options) *hubFixture {
 	opts.Dialer = d
 	opts.Authenticator = &RequestHeader{ClientCA: ca.pool, AllowedNames: []string{"front-proxy-client"},
 		UsernameHeaders: []string{"X-Remote-User"}, GroupHeaders: []string{"X-Remote-Group"}, ExtraHeaderPrefixes: []string{"X-Remote-Extra-"}}
-	opts.Authorizer = SubjectAccessReviewer{Client: env.Client}
+	if opts.Authorizer == nil {
+		opts.Authorizer = SubjectAccessReviewer{Client: env.Client}
+	}
 	opts.Registerer = prometheus.NewRegistry()
 	opts.Logger = testr.New(t)
 	h, err := New(opts)
@@ -274,7 +276,9 @@ func TestProxyThroughARealTunnelToAMemberAPIServer(t *testing.T) {
 			if tc.method == http.MethodPost {
 				body = strings.NewReader(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"new"}}`)
 			}
-			code, got := status(t, f.do(t, tc.client, tc.method, tc.path, tc.user, body))
+			resp := f.do(t, tc.client, tc.method, tc.path, tc.user, body)
+			defer resp.Body.Close()
+			code, got := status(t, resp)
 			if code != tc.wantCode || !strings.Contains(got, tc.wantBody) {
 				t.Errorf("got %d %s\nwant %d with %s", code, got, tc.wantCode, tc.wantBody)
 			}

@@ -101,6 +101,7 @@ func TestUpgradedConnectionsPassThrough(t *testing.T) {
 	if err != nil {
 		t.Fatalf("reading the upgrade response: %v", err)
 	}
+	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusSwitchingProtocols {
 		b, _ := io.ReadAll(resp.Body)
 		t.Fatalf("upgrade: %d %s, want 101", resp.StatusCode, b)
