@@ -85,6 +85,12 @@ type Dialer interface {
 	OpenAPIProxy(ctx context.Context, member string) (net.Conn, error)
 }
 
+// apiProxyChecker is a Dialer that can tell at once why it could not open
+// a stream to a member (tunnelserver.Server).
+type apiProxyChecker interface {
+	CheckAPIProxy(member string) error
+}
+
 // Options configure a Handler.
 type Options struct {
 	// Dialer reaches members. Required.
@@ -200,6 +206,14 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !decision.Allowed {
 		apiproxy.WriteStatus(rec, forbidden(id, member, verb, decision.Reason))
 		return
+	}
+	// Upgrade requests lose the dialer's error on their way (the upgrade
+	// path reports it as text): say why a member cannot be reached first.
+	if c, ok := h.opts.Dialer.(apiProxyChecker); ok {
+		if err := c.CheckAPIProxy(member); err != nil {
+			responder{member: member}.Error(rec, r, err)
+			return
+		}
 	}
 	release, ok := h.acquire(member)
 	if !ok {

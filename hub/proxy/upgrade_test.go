@@ -18,6 +18,7 @@ package proxy
 
 import (
 	"bufio"
+	"context"
 	"crypto/tls"
 	"encoding/pem"
 	"fmt"
@@ -34,6 +35,7 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/flotilla-io/flotilla/hub/tunnelserver"
 	"github.com/flotilla-io/flotilla/pkg/apiproxy"
 	"github.com/flotilla-io/flotilla/pkg/tunnel"
 )
@@ -136,6 +138,58 @@ func TestUpgradedConnectionsPassThrough(t *testing.T) {
 	} {
 		if got := strings.Join(h.Values(name), ","); got != want {
 			t.Errorf("the member API server got %s %q, want %q", name, got, want)
+		}
+	}
+}
+
+// checkedSessions can tell at once why a member cannot be reached, as
+// tunnelserver.Server can.
+type checkedSessions struct{ *sessions }
+
+func (s checkedSessions) CheckAPIProxy(member string) error {
+	s.mu.Lock()
+	ss := s.m[member]
+	s.mu.Unlock()
+	if ss == nil {
+		return fmt.Errorf("%w: member %q has no agent connected to hub replica test", tunnelserver.ErrNotConnected, member)
+	}
+	if !ss.HasCapability(tunnel.CapabilityAPIProxy) {
+		_, err := ss.OpenAPIProxy(context.Background())
+		return err
+	}
+	return nil
+}
+
+// An exec into a member whose agent does not serve the proxy, or that is not
+// connected, gets the same one-line answer as a plain request: the upgrade
+// path would lose why.
+func TestUpgradeToAMemberWithoutTheProxySaysWhy(t *testing.T) {
+	setupRBAC(t)
+	d := &sessions{m: map[string]*tunnel.ServerSession{}}
+	connectAgent(t, d, "member-2", false)
+	f := startHub(t, checkedSessions{d}, Options{})
+	for member, want := range map[string]struct {
+		code int
+		text string
+	}{
+		"member-2": {http.StatusBadGateway, `did not announce capability \"api-proxy\"`},
+		"member-3": {http.StatusServiceUnavailable, `member \"member-3\" has no agent connected`},
+	} {
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, f.url+apiproxy.PathPrefix(member)+"/api/v1/namespaces/a/pods/p/exec?command=sh", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("X-Remote-User", "alice")
+		req.Header.Set("Connection", "Upgrade")
+		req.Header.Set("Upgrade", "websocket")
+		resp, err := f.proxied.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		code, body := status(t, resp)
+		if code != want.code || !strings.Contains(body, want.text) {
+			t.Errorf("%s: %d %s, want %d with %s", member, code, body, want.code, want.text)
 		}
 	}
 }

@@ -499,13 +499,36 @@ var ErrNotConnected = errors.New("member not connected")
 // member, and matching tunnel.ErrAPIProxyUnavailable when the session did
 // not negotiate the API proxy; each error is one line saying why.
 func (s *Server) OpenAPIProxy(ctx context.Context, member string) (net.Conn, error) {
+	ms, err := s.apiProxySession(member)
+	if err != nil {
+		return nil, err
+	}
+	return ms.sess.OpenAPIProxy(ctx)
+}
+
+// CheckAPIProxy returns the error OpenAPIProxy would return at once for
+// member (not connected, or no API proxy), without opening anything.
+func (s *Server) CheckAPIProxy(member string) error {
+	ms, err := s.apiProxySession(member)
+	if err != nil {
+		return err
+	}
+	if !ms.sess.HasCapability(tunnel.CapabilityAPIProxy) {
+		// OpenAPIProxy says why in its own words.
+		_, err := ms.sess.OpenAPIProxy(context.Background())
+		return err
+	}
+	return nil
+}
+
+func (s *Server) apiProxySession(member string) (*memberSession, error) {
 	s.mu.Lock()
 	ms := s.sessions[member]
 	s.mu.Unlock()
 	if ms == nil {
 		return nil, fmt.Errorf("%w: member %q has no agent connected to hub replica %s", ErrNotConnected, member, s.opts.ReplicaName)
 	}
-	return ms.sess.OpenAPIProxy(ctx)
+	return ms, nil
 }
 
 // hubYamuxConfig is the tunnel's yamux configuration on the hub: the default
