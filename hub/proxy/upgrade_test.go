@@ -186,7 +186,6 @@ func TestUpgradeToAMemberWithoutTheProxySaysWhy(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer resp.Body.Close()
 		code, body := status(t, resp)
 		if code != want.code || !strings.Contains(body, want.text) {
 			t.Errorf("%s: %d %s, want %d with %s", member, code, body, want.code, want.text)
