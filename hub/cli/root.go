@@ -56,6 +56,7 @@ func NewCommand() *cobra.Command {
 		NewCordonCommand(cfg),
 		NewUncordonCommand(cfg),
 		NewDrainCommand(cfg),
+		newConsoleCommand(cfg),
 		newKubeconfigCommand(cfg),
 	)
 	version.AddTo(cmd, "kubectl-flotilla")
