@@ -147,7 +147,7 @@ e2e-skew: tools ## Version skew and upgrade tests: hack/skew-base (N-1, built fr
 	$(GO) test -tags skew $(GO_TEST_FLAGS) -count=1 -timeout $(E2E_TIMEOUT) -v ./e2e/skew/
 
 # Every fuzz target, as package:Target; `make fuzz` runs each for FUZZ_TIME.
-FUZZ_TARGETS ?= ./pkg/tunnel:FuzzDecodeFrame ./pkg/tunnel:FuzzSession
+FUZZ_TARGETS ?= ./pkg/tunnel:FuzzDecodeFrame ./pkg/tunnel:FuzzSession ./pkg/tunnel:FuzzAPIProxyOpen
 FUZZ_TIME ?= 10s
 
 .PHONY: fuzz

@@ -32,7 +32,8 @@ func NewCommand() *cobra.Command {
 		Short: "Inspect and operate a Flotilla fleet from its hub cluster",
 		Long: "Inspect and operate a Flotilla fleet from its hub cluster: why a placement is (not) on a\n" +
 			"cluster, its status as a tree, the fleet at a glance, approvals of staged update runs, and\n" +
-			"cordon/uncordon/drain of member clusters. -n selects ResourcePlacements in a namespace.",
+			"cordon/uncordon/drain of member clusters, a kubeconfig that reaches a member through the hub.\n" +
+			"-n selects ResourcePlacements in a namespace.",
 		Annotations:   map[string]string{cobra.CommandDisplayNameAnnotation: "kubectl flotilla"},
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -56,6 +57,7 @@ func NewCommand() *cobra.Command {
 		NewUncordonCommand(cfg),
 		NewDrainCommand(cfg),
 		newConsoleCommand(cfg),
+		newKubeconfigCommand(cfg),
 	)
 	version.AddTo(cmd, "kubectl-flotilla")
 	return cmd
