@@ -29,11 +29,18 @@ GOLANGCI_LINT := $(LINT_DIR)/golangci-lint
 HELM_DIR    := $(TOOLS_CACHE)/helm-$(HELM_VERSION)
 HELM        := $(HELM_DIR)/helm
 
+# The console's browser test (e2e/console_test.go) drives Debian's Chromium with
+# playwright-core from npm at this version, installed by `make browser`.
+PLAYWRIGHT_VERSION := 1.65.1
+PLAYWRIGHT_DIR     := $(TOOLS_CACHE)/playwright-core-$(PLAYWRIGHT_VERSION)
+
 # What tests and the local fleet read to find the tools.
 export KUBEBUILDER_ASSETS := $(KUBE_DIR)
 export FLOTILLA_KUBE_BIN  := $(KUBE_DIR)
 export FLOTILLA_KWOK_BIN  := $(KWOK_DIR)
 export FLOTILLA_HELM      := $(HELM)
+export FLOTILLA_PLAYWRIGHT := $(PLAYWRIGHT_DIR)
+export FLOTILLA_CHROMIUM  ?= /usr/bin/chromium
 
 BIN_DIR := bin
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo v0.0.0-dev)
@@ -81,6 +88,12 @@ $(HELM):
 	@echo "building helm $(HELM_VERSION) into $(HELM_DIR)"
 	cd tools/k8s/helm && CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w -X helm.sh/helm/v4/internal/version.version=$(HELM_VERSION)" -o $(HELM) helm.sh/helm/v4/cmd/helm
 
+# Chromium from Debian's packages when it is missing (with Node.js and npm),
+# and playwright-core into the cache.
+.PHONY: browser
+browser: ## Install what the console's browser test needs: Chromium (Debian's, when missing) and playwright-core $(PLAYWRIGHT_VERSION) (cached).
+	hack/install-browser.sh $(PLAYWRIGHT_DIR) $(PLAYWRIGHT_VERSION)
+
 ##@ Generate
 
 .PHONY: generate
@@ -125,7 +138,7 @@ unit: tools ## Unit and envtest tests.
 	$(GO) test $(GO_TEST_FLAGS) ./apis/... ./pkg/... ./hub/... ./agent/... ./tools/...
 
 .PHONY: e2e
-e2e: tools build ## End-to-end tests on a local kwok fleet.
+e2e: tools build browser ## End-to-end tests on a local kwok fleet (the console's in headless Chromium; screenshots in bin/e2e-artifacts).
 	$(GO) test $(GO_TEST_FLAGS) -count=1 -timeout $(E2E_TIMEOUT) -v ./e2e/...
 
 .PHONY: e2e-skew
@@ -134,7 +147,7 @@ e2e-skew: tools ## Version skew and upgrade tests: hack/skew-base (N-1, built fr
 	$(GO) test -tags skew $(GO_TEST_FLAGS) -count=1 -timeout $(E2E_TIMEOUT) -v ./e2e/skew/
 
 # Every fuzz target, as package:Target; `make fuzz` runs each for FUZZ_TIME.
-FUZZ_TARGETS ?= ./pkg/tunnel:FuzzDecodeFrame ./pkg/tunnel:FuzzSession
+FUZZ_TARGETS ?= ./pkg/tunnel:FuzzDecodeFrame ./pkg/tunnel:FuzzSession ./pkg/tunnel:FuzzAPIProxyOpen
 FUZZ_TIME ?= 10s
 
 .PHONY: fuzz

@@ -120,6 +120,8 @@ func TestCommandsRefuseBadInputWithOneLineThatNamesTheFix(t *testing.T) {
 		{"join with --print-helm and an unknown RBAC profile", []string{"join", "--print-helm", "--rbac-profile", "admin"}, `unknown RBAC profile "admin": use full or least-privilege`},
 		{"join with a bad timeout", []string{"join", "--timeout", "soon"}, `invalid argument "soon" for "--timeout"`},
 		{"run with a bad metrics address", []string{"run", "--metrics-bind-address", "nope"}, `--metrics-bind-address "nope" is not HOST:PORT, :PORT or 0 (disabled)`},
+		{"run with an empty proxy identity prefix", []string{"run", "--proxy-identity-prefix", ""}, `--proxy-identity-prefix must not be empty`},
+		{"run with a proxy identity prefix in system:", []string{"run", "--proxy-identity-prefix", "system:hub:"}, `--proxy-identity-prefix "system:hub:" is in the system: namespace`},
 		{"run with arguments", []string{"run", "extra"}, `unknown command "extra" for "agent run"`},
 		{"run before joining", []string{"run", "--kubeconfig", "KUBECONFIG", "--metrics-bind-address", "0", "--health-probe-bind-address", "0"}, "this cluster has not joined a hub: run `agent join` first"},
 		{"leave before joining", []string{"leave", "--kubeconfig", "KUBECONFIG"}, "this cluster has not joined a hub"},

@@ -24,6 +24,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -46,8 +47,10 @@ import (
 	"github.com/flotilla-io/flotilla/agent/apply"
 	"github.com/flotilla-io/flotilla/agent/join"
 	"github.com/flotilla-io/flotilla/agent/properties"
+	"github.com/flotilla-io/flotilla/agent/proxy"
 	"github.com/flotilla-io/flotilla/agent/session"
 	"github.com/flotilla-io/flotilla/agent/upsync"
+	"github.com/flotilla-io/flotilla/pkg/apiproxy"
 	"github.com/flotilla-io/flotilla/pkg/tunnel"
 	"github.com/flotilla-io/flotilla/pkg/version"
 )
@@ -78,6 +81,14 @@ type RunOptions struct {
 	// RBACProfile is the RBAC profile the agent was installed with, from
 	// manifests/agent: "full" (default) or "least-privilege".
 	RBACProfile string
+	// Proxy serves the hub's API proxy: the agent announces the tunnel
+	// capability api-proxy and forwards the requests the hub sends to the
+	// member's API server, impersonating the hub user. Default true.
+	Proxy bool
+	// ProxyIdentityPrefix prefixes the hub user and each of its groups when
+	// the proxy impersonates them on the member. Default
+	// apiproxy.DefaultIdentityPrefix ("flotilla:hub:").
+	ProxyIdentityPrefix string
 }
 
 // RBAC profiles of manifests/agent.
@@ -98,6 +109,8 @@ func NewRunOptions() *RunOptions {
 		PropertiesInterval:     properties.DefaultInterval,
 		ReconnectMaxInterval:   tunnel.DefaultReconnectMaxInterval,
 		RBACProfile:            RBACProfileFull,
+		Proxy:                  true,
+		ProxyIdentityPrefix:    apiproxy.DefaultIdentityPrefix,
 	}
 }
 
@@ -110,6 +123,8 @@ func (o *RunOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&o.DenyNamespaces, "deny-namespaces", o.DenyNamespaces, "Namespaces the agent never applies into, comma-separated (its own namespace, and a hub's flotilla-system and flotilla-member-* namespaces, are always refused).")
 	fs.StringVar(&o.RBACProfile, "rbac-profile", o.RBACProfile, `RBAC profile the agent was installed with (manifests/agent): "full", or "least-privilege", where the agent binds itself, in every namespace it applies, to ClusterRole `+namespacedClusterRole+` and watches namespace by namespace.`)
 	fs.DurationVar(&o.PropertiesInterval, "properties-interval", o.PropertiesInterval, "How often to collect the member cluster's properties (node count, capacity, ...) for heartbeats.")
+	fs.BoolVar(&o.Proxy, "proxy", o.Proxy, "Serve the hub's API proxy: hub users reach this member's API server through the tunnel, as themselves under --proxy-identity-prefix, with this member's RBAC deciding (docs/guides/reach-members.md). false refuses it.")
+	fs.StringVar(&o.ProxyIdentityPrefix, "proxy-identity-prefix", o.ProxyIdentityPrefix, "Prefix of the user and groups the API proxy impersonates for a hub user (hub user alice is User "+apiproxy.DefaultIdentityPrefix+"alice here).")
 	fs.DurationVar(&o.ReconnectMaxInterval, "reconnect-max-interval", o.ReconnectMaxInterval, "Longest delay between attempts to reach the hub (the delay doubles from 500ms, with jitter).")
 }
 
@@ -131,6 +146,11 @@ func (o *RunOptions) Validate() error {
 	}
 	if _, err := o.deniedKinds(); err != nil {
 		return err
+	}
+	if o.Proxy {
+		if err := apiproxy.ValidateIdentityPrefix(o.ProxyIdentityPrefix); err != nil {
+			return fmt.Errorf("--proxy-identity-prefix %w", err)
+		}
 	}
 	if o.PropertiesInterval < time.Second {
 		return fmt.Errorf("--properties-interval %s is too short: at least 1s", o.PropertiesInterval)
@@ -256,7 +276,18 @@ func Run(ctx context.Context, opts *RunOptions) error {
 		defer u.Close()
 		upsyncer = u
 	}
+	capabilities := session.Capabilities
+	var apiProxy session.APIProxyServer
+	if opts.Proxy {
+		h, err := proxy.New(cfg, proxy.Options{IdentityPrefix: opts.ProxyIdentityPrefix, Logger: log.WithName("proxy")})
+		if err != nil {
+			return err
+		}
+		apiProxy = h
+		capabilities = append(slices.Clone(capabilities), tunnel.CapabilityAPIProxy)
+	}
 	runner, err = session.New(session.Options{
+		APIProxy:       apiProxy,
 		Applier:        applier,
 		Properties:     collector,
 		Metrics:        sessionMetrics,
@@ -318,7 +349,7 @@ func Run(ctx context.Context, opts *RunOptions) error {
 			Address:   current.Hub,
 			TLSConfig: tlsConfig,
 			ClientOptions: tunnel.ClientOptions{
-				Hello:    tunnel.Hello{ClusterName: id.Name, AgentVersion: version.Version, Capabilities: session.Capabilities},
+				Hello:    tunnel.Hello{ClusterName: id.Name, AgentVersion: version.Version, Capabilities: capabilities},
 				CheckHub: session.CheckHub(version.Version, log.WithName("tunnel")),
 				Metrics:  tunnelMetrics,
 				Logger:   log.WithName("tunnel"),

@@ -19,6 +19,7 @@ package session
 import (
 	"context"
 	"errors"
+	"net"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -77,6 +78,12 @@ type Upsyncer interface {
 	Resync()
 }
 
+// APIProxyServer serves the API proxy streams of one session, accepted from
+// l, until l or the session closes or ctx is done (agent/proxy.Handler).
+type APIProxyServer interface {
+	Serve(ctx context.Context, l net.Listener) error
+}
+
 type PropertySource interface {
 	Latest() tunnel.ClusterProperties
 }
@@ -119,6 +126,10 @@ type Options struct {
 	// through Runner.SendUpsync. Default: nil (no upsync).
 	Upsync Upsyncer
 
+	// APIProxy, if set, serves the API proxy streams the hub opens in the
+	// sessions that negotiated tunnel.CapabilityAPIProxy: announce the
+	// capability in Hello exactly when this is set. Default: nil (no proxy).
+	APIProxy APIProxyServer
 	// MaxConcurrentApplies bounds how many Works are processed at once.
 	// Default: DefaultMaxConcurrentApplies (4).
 	MaxConcurrentApplies int

@@ -138,6 +138,18 @@ func (r *Runner) serve(ctx, sctx context.Context, s *tunnel.ClientSession) error
 
 	c := &conn{s: s, log: log, period: period}
 	c.lastAck.Store(time.Now().UnixNano())
+	if r.opts.APIProxy != nil && s.HasCapability(tunnel.CapabilityAPIProxy) {
+		// The proxy does not end the session: it ends with it.
+		l := s.APIProxyListener()
+		proxyDone := make(chan error, 1)
+		go func() { proxyDone <- r.opts.APIProxy.Serve(sctx, l) }()
+		defer func() {
+			_ = l.Close()
+			if err := <-proxyDone; err != nil {
+				log.Error(err, "The API proxy failed")
+			}
+		}()
+	}
 	loops := []func(context.Context, *conn) error{r.heartbeatLoop, r.controlLoop, r.workLoop}
 	errc := make(chan error, len(loops))
 	for _, loop := range loops {

@@ -25,6 +25,7 @@ import (
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/api/resource"
 
+	"github.com/flotilla-io/flotilla/hub/proxy"
 	"github.com/flotilla-io/flotilla/pkg/tunnel"
 )
 
@@ -146,6 +147,22 @@ type Options struct {
 	MemoryLimitRatio float64
 	// Workers are how many objects each pipeline controller reconciles at once.
 	Workers WorkerOptions
+
+	// The API proxy (hub/proxy, docs/guides/reach-members.md).
+
+	// ProxyBindAddress serves the aggregated API proxy.flotilla.io (APIService
+	// v1beta1.proxy.flotilla.io, Service flotilla-hub port proxy) over TLS
+	// with the tunnel's serving certificate; "0" disables it. Default: "0"
+	// (several hub processes share test machines); manifests/hub and the
+	// chart set ":8445".
+	ProxyBindAddress string
+	// ProxyMaxInflightPerMember bounds the proxied requests in flight to one
+	// member, watches and exec sessions included; more get 429. Default: 100.
+	ProxyMaxInflightPerMember int
+	// ProxyRequestTimeout bounds a proxied request that is not long-running
+	// (watch, logs -f, exec, attach and port-forward are); a slower one gets
+	// 504. Default: 60s.
+	ProxyRequestTimeout time.Duration
 }
 
 // WorkerOptions are the worker counts of the placement pipeline's controllers
@@ -206,6 +223,9 @@ func NewOptions() *Options {
 		ReplicaLeaseDuration:        15 * time.Second,
 		MemoryLimit:                 os.Getenv("FLOTILLA_MEMORY_LIMIT"),
 		MemoryLimitRatio:            0.9,
+		ProxyBindAddress:            "0",
+		ProxyMaxInflightPerMember:   proxy.DefaultMaxInflightPerMember,
+		ProxyRequestTimeout:         proxy.DefaultRequestTimeout,
 		Workers: WorkerOptions{
 			Placement:     2,
 			Scheduler:     2,
@@ -253,6 +273,9 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.ReplicaLeaseDuration, "replica-lease-duration", o.ReplicaLeaseDuration, "How long this replica's Lease lasts; the leader records the members of a replica whose Lease expired as disconnected.")
 	fs.StringVar(&o.MemoryLimit, "memory-limit", o.MemoryLimit, "The hub container's memory limit, e.g. 2Gi (default: $FLOTILLA_MEMORY_LIMIT, which the Deployment sets from limits.memory); empty when unknown.")
 	fs.Float64Var(&o.MemoryLimitRatio, "memory-limit-ratio", o.MemoryLimitRatio, "Share of --memory-limit given to Go as its soft memory limit; 0 leaves it alone. $GOMEMLIMIT, when set, wins.")
+	fs.StringVar(&o.ProxyBindAddress, "proxy-bind-address", o.ProxyBindAddress, "Address of the API proxy (aggregated API proxy.flotilla.io, reached through the hub's kube-apiserver); 0 disables it.")
+	fs.IntVar(&o.ProxyMaxInflightPerMember, "proxy-max-inflight-per-member", o.ProxyMaxInflightPerMember, "Most proxied requests in flight to one member, watches and exec sessions included; more are refused with 429.")
+	fs.DurationVar(&o.ProxyRequestTimeout, "proxy-request-timeout", o.ProxyRequestTimeout, "Longest a proxied request that is not long-running (watch, logs -f, exec, attach, port-forward) may take; a slower one gets 504.")
 	fs.IntVar(&o.Workers.Placement, "placement-workers", o.Workers.Placement, "Placements the placement controller snapshots and reports at once.")
 	fs.IntVar(&o.Workers.Scheduler, "scheduler-workers", o.Workers.Scheduler, "Placements the scheduler schedules at once.")
 	fs.IntVar(&o.Workers.Failover, "failover-workers", o.Workers.Failover, "Placements whose taint and availability evictions are decided at once.")
@@ -363,6 +386,17 @@ func (o *Options) Validate() error {
 	}
 	if o.Workers.Membership < 1 {
 		return fmt.Errorf("--membership-workers must be at least 1, got %d", o.Workers.Membership)
+	}
+	if o.ProxyBindAddress != "0" {
+		if _, _, err := net.SplitHostPort(o.ProxyBindAddress); err != nil {
+			return fmt.Errorf("--proxy-bind-address %q is not a host:port address (or 0 to disable): %w", o.ProxyBindAddress, err)
+		}
+	}
+	if o.ProxyMaxInflightPerMember < 1 {
+		return fmt.Errorf("--proxy-max-inflight-per-member must be at least 1, got %d", o.ProxyMaxInflightPerMember)
+	}
+	if o.ProxyRequestTimeout < time.Second {
+		return fmt.Errorf("--proxy-request-timeout must be at least 1s, got %s", o.ProxyRequestTimeout)
 	}
 	if o.APIServerTimeout <= 0 {
 		return fmt.Errorf("--apiserver-timeout must be positive, got %s", o.APIServerTimeout)

@@ -49,6 +49,10 @@ func TestScaleOptionsAreValidated(t *testing.T) {
 		{"a disconnect grace of 0 reports at once", func(o *Options) { o.DisconnectGrace = 0 }, ""},
 		{"a negative disconnect grace", func(o *Options) { o.DisconnectGrace = -time.Second }, "--disconnect-grace must not be negative"},
 		{"a work cleanup timeout of 0 waits for no member", func(o *Options) { o.WorkCleanupTimeout = 0 }, ""},
+		{"the API proxy on a port", func(o *Options) { o.ProxyBindAddress = ":8445" }, ""},
+		{"the API proxy on no address", func(o *Options) { o.ProxyBindAddress = "8445" }, "--proxy-bind-address"},
+		{"no proxied request in flight", func(o *Options) { o.ProxyMaxInflightPerMember = 0 }, "--proxy-max-inflight-per-member must be at least 1"},
+		{"a sub-second proxy timeout", func(o *Options) { o.ProxyRequestTimeout = time.Millisecond }, "--proxy-request-timeout must be at least 1s"},
 		{"a negative work cleanup timeout", func(o *Options) { o.WorkCleanupTimeout = -time.Second }, "--work-cleanup-timeout must not be negative"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

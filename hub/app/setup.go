@@ -42,6 +42,7 @@ import (
 	"github.com/flotilla-io/flotilla/hub/overrides"
 	"github.com/flotilla-io/flotilla/hub/pipeline"
 	"github.com/flotilla-io/flotilla/hub/placement"
+	"github.com/flotilla-io/flotilla/hub/proxy"
 	"github.com/flotilla-io/flotilla/hub/replica"
 	"github.com/flotilla-io/flotilla/hub/reportback"
 	"github.com/flotilla-io/flotilla/hub/resources"
@@ -109,6 +110,25 @@ func setupHub(_ context.Context, mgr ctrl.Manager, opts *Options) error {
 	}
 	if err := mgr.AddReadyzCheck("tunnel", tunnels.ReadyCheck); err != nil {
 		return fmt.Errorf("failed to add the tunnel readiness check: %w", err)
+	}
+	if opts.ProxyBindAddress != "0" {
+		log := mgr.GetLogger().WithName("proxy")
+		h, err := proxy.New(proxy.Options{
+			Dialer:               tunnels,
+			Authenticator:        &proxy.LoadedRequestHeader{Reader: direct, Log: log},
+			Authorizer:           &proxy.CachingAuthorizer{Authorizer: proxy.SubjectAccessReviewer{Client: direct}},
+			MaxInflightPerMember: opts.ProxyMaxInflightPerMember,
+			RequestTimeout:       opts.ProxyRequestTimeout,
+			Registerer:           metrics.Registry,
+			Logger:               log,
+		})
+		if err != nil {
+			return err
+		}
+		if err := mgr.Add(&proxy.Server{Addr: opts.ProxyBindAddress, GetCertificate: tunnels.GetCertificate, Handler: h,
+			CABundle: tunnels.CABundle, Client: direct, Log: log}); err != nil {
+			return fmt.Errorf("failed to add the API proxy: %w", err)
+		}
 	}
 	// The leader deletes expired bootstrap tokens and records the members of a
 	// replica whose Lease expired as disconnected.

@@ -83,14 +83,24 @@ func getPlacement(ctx context.Context, c client.Client, ref placementRef) (*load
 	if err := c.Get(ctx, types.NamespacedName{Namespace: ref.Namespace, Name: ref.Name}, u); err != nil {
 		if apierrors.IsNotFound(err) {
 			if ref.Namespace == "" {
-				return nil, fmt.Errorf("%s not found (a ResourcePlacement? add -n <namespace>)", ref)
+				return nil, saying{fmt.Sprintf("%s not found (a ResourcePlacement? add -n <namespace>)", ref), err}
 			}
-			return nil, fmt.Errorf("%s not found", ref)
+			return nil, saying{fmt.Sprintf("%s not found", ref), err}
 		}
 		return nil, fmt.Errorf("failed to get %s: %w", ref, err)
 	}
 	return placementFromRaw(ref, u.Object)
 }
+
+// saying is an error that says msg instead of err, and still is err (for
+// errors.As and apierrors.IsNotFound).
+type saying struct {
+	msg string
+	err error
+}
+
+func (e saying) Error() string { return e.msg }
+func (e saying) Unwrap() error { return e.err }
 
 // placementFromRaw reads a placement from its raw object.
 func placementFromRaw(ref placementRef, raw map[string]any) (*loadedPlacement, error) {

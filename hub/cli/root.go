@@ -32,8 +32,9 @@ func NewCommand() *cobra.Command {
 		Short: "Inspect and operate a Flotilla fleet from its hub cluster",
 		Long: "Inspect and operate a Flotilla fleet from its hub cluster: why a placement is (not) on a\n" +
 			"cluster, which placement put an object on a member, its status as a tree, the fleet at a\n" +
-			"glance, approvals of staged update runs, and\n" +
-			"cordon/uncordon/drain of member clusters. -n selects ResourcePlacements in a namespace.",
+			"glance, approvals of staged update runs, cordon/uncordon/drain of member clusters, a web\n" +
+			"console, and a kubeconfig that reaches a member through the hub. -n selects\n" +
+			"ResourcePlacements in a namespace.",
 		Annotations:   map[string]string{cobra.CommandDisplayNameAnnotation: "kubectl flotilla"},
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -57,6 +58,8 @@ func NewCommand() *cobra.Command {
 		NewCordonCommand(cfg),
 		NewUncordonCommand(cfg),
 		NewDrainCommand(cfg),
+		newConsoleCommand(cfg),
+		newKubeconfigCommand(cfg),
 	)
 	version.AddTo(cmd, "kubectl-flotilla")
 	return cmd

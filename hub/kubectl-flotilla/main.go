@@ -21,14 +21,21 @@ limitations under the License.
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/flotilla-io/flotilla/hub/cli"
 )
 
 func main() {
-	if err := cli.NewCommand().Execute(); err != nil {
+	// Ctrl-C ends a long-running command (console, drain) cleanly.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := cli.NewCommand().ExecuteContext(ctx)
+	stop()
+	if err != nil {
 		fmt.Fprintf(os.Stderr, "kubectl flotilla: %v\n", err)
 		os.Exit(1)
 	}

@@ -21,9 +21,10 @@ limitations under the License.
 // clusters and the best ranked others (decisions.go).
 //
 // Reconcile is a short driver over phases (phases.go) that share a scope. The
-// scheduler reads everything from the manager's informer cache, through the
-// indexes of hub/pipeline, and is woken only by events that can change a
-// placement's decision (watches.go). Taint and availability evictions are decided
+// scheduler reads the member clusters from its fleet snapshot (hub/scheduler/fleet,
+// fed by its MemberCluster watch) and everything else from the manager's informer
+// cache, through the indexes of hub/pipeline, and is woken only by events that can
+// change a placement's decision (watches.go). Taint and availability evictions are decided
 // outside the cycle by hub/failover; the scheduler honours them (graceful.go).
 package scheduler
 
@@ -42,6 +43,7 @@ import (
 	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
 	"github.com/flotilla-io/flotilla/hub/pipeline"
+	"github.com/flotilla-io/flotilla/hub/scheduler/fleet"
 	"github.com/flotilla-io/flotilla/hub/scheduler/framework"
 )
 
@@ -73,6 +75,10 @@ type Reconciler struct {
 	Recorder events.EventRecorder
 	// Workers is how many placements are scheduled at once. Default: 1.
 	Workers int
+
+	// fleet holds the member clusters for the cycles, fed by the MemberCluster
+	// watch (set by SetupWithManager).
+	fleet *fleet.Snapshot
 }
 
 // scope carries what the phases of one reconcile learn.
@@ -87,8 +93,8 @@ type scope struct {
 	// with selectors of their own, "" first (set by loadSelectors).
 	dynamic []framework.DynamicSelector
 	groups  []string
-	// clusters and locations are what the cycles choose among (set by loadWorld).
-	clusters  []clusterv1beta1.MemberCluster
+	// fleet and locations are what the cycles choose among (set by loadWorld).
+	fleet     *framework.Fleet
 	locations []clusterv1beta1.Location
 	// bindings are the placement's bindings in every group (set by loadWorld).
 	bindings []placementv1beta1.BindingObj

@@ -102,16 +102,15 @@ func gracefulHolds(now time.Time, timeout time.Duration, active map[string]place
 
 // taintedAt is when the outage behind an eviction began: the earliest NoExecute
 // taint of the cluster, or the eviction request when there is none.
-func taintedAt(clusters []clusterv1beta1.MemberCluster, cluster string, requestedAt time.Time) time.Time {
+func taintedAt(clusters *framework.Fleet, cluster string, requestedAt time.Time) time.Time {
 	at := requestedAt
-	for i := range clusters {
-		if clusters[i].Name != cluster {
-			continue
-		}
-		for _, t := range clusters[i].Spec.Taints {
-			if t.Effect == clusterv1beta1.TaintEffectNoExecute && t.TimeAdded != nil && t.TimeAdded.Time.Before(at) {
-				at = t.TimeAdded.Time
-			}
+	mc, ok := clusters.Member(cluster)
+	if !ok {
+		return at
+	}
+	for _, t := range mc.Spec.Taints {
+		if t.Effect == clusterv1beta1.TaintEffectNoExecute && t.TimeAdded != nil && t.TimeAdded.Time.Before(at) {
+			at = t.TimeAdded.Time
 		}
 	}
 	return at

@@ -35,6 +35,7 @@ import (
 	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
 	"github.com/flotilla-io/flotilla/hub/pipeline"
+	"github.com/flotilla-io/flotilla/hub/scheduler/fleet"
 	"github.com/flotilla-io/flotilla/hub/scheduler/framework"
 	"github.com/flotilla-io/flotilla/hub/schedulinggroup"
 	"github.com/flotilla-io/flotilla/pkg/conditions"
@@ -107,18 +108,16 @@ func (r *Reconciler) loadSelectors(_ context.Context, s *scope) error {
 	return nil
 }
 
-// loadWorld reads, from the cache, the clusters, the placement's bindings, and —
-// only when the policy needs them — Locations and the other placements.
+// loadWorld takes the fleet snapshot's current view of the clusters and reads,
+// from the cache, the placement's bindings and — only when the policy needs
+// them — Locations and the other placements.
 func (r *Reconciler) loadWorld(ctx context.Context, s *scope) error {
-	clusters := &clusterv1beta1.MemberClusterList{}
-	// The whole fleet, every cycle: read the cache's objects without copying
-	// them (nothing in a cycle writes to a cluster; at thousands of members
-	// the copies were most of a cycle's cost).
-	if err := r.Client.List(ctx, clusters, client.UnsafeDisableDeepCopy); err != nil {
-		return fmt.Errorf("failed to list member clusters: %w", err)
+	view, err := r.fleetView(ctx)
+	if err != nil {
+		return err
 	}
-	s.clusters = clusters.Items
-	s.recheck = pipeline.Sooner(s.recheck, r.graceDeadline(s.clusters))
+	s.fleet = view.Fleet
+	s.recheck = pipeline.Sooner(s.recheck, r.graceDeadline(view.Disconnected))
 	policy := s.snapshot.GetPolicySnapshotSpec().Policy
 	if policy != nil && len(policy.LocationSelectors) > 0 {
 		locations := &clusterv1beta1.LocationList{}
@@ -142,17 +141,35 @@ func (r *Reconciler) loadWorld(ctx context.Context, s *scope) error {
 	return nil
 }
 
-// graceDeadline is when the first disconnected cluster still within its grace
-// period stops being eligible (0: none).
-func (r *Reconciler) graceDeadline(clusters []clusterv1beta1.MemberCluster) time.Duration {
+// fleetView returns the fleet snapshot's current view: the whole fleet without
+// listing, copying or sorting it. A Reconciler set up without SetupWithManager
+// (which feeds the snapshot) builds a view from the cache instead.
+func (r *Reconciler) fleetView(ctx context.Context) (*fleet.View, error) {
+	if r.fleet != nil {
+		return r.fleet.View(), nil
+	}
+	list := &clusterv1beta1.MemberClusterList{}
+	if err := r.Client.List(ctx, list, client.UnsafeDisableDeepCopy); err != nil {
+		return nil, fmt.Errorf("failed to list member clusters: %w", err)
+	}
+	s := fleet.New()
+	for i := range list.Items {
+		s.Upsert(&list.Items[i])
+	}
+	return s.View(), nil
+}
+
+// graceDeadline is when the first of the disconnected clusters still within its
+// grace period stops being eligible (0: none).
+func (r *Reconciler) graceDeadline(disconnected []*clusterv1beta1.MemberCluster) time.Duration {
 	grace := framework.DefaultDisconnectedGracePeriod
 	if r.Framework != nil {
 		grace = r.Framework.Options().WithDefaults().DisconnectedGracePeriod
 	}
 	now := r.now()
 	var next time.Duration
-	for i := range clusters {
-		c := conditions.Get(clusters[i].Status.Conditions, clusterv1beta1.ConditionAgentConnected)
+	for _, mc := range disconnected {
+		c := conditions.Get(mc.Status.Conditions, clusterv1beta1.ConditionAgentConnected)
 		if c == nil || c.Status == metav1.ConditionTrue {
 			continue
 		}
@@ -262,7 +279,7 @@ func (r *Reconciler) scheduleGroup(ctx context.Context, s *scope, group string) 
 		PlacementName:    s.key.String(),
 		PlacementLabels:  crp.GetLabels(),
 		Policy:           s.snapshot.GetPolicySnapshotSpec().Policy,
-		Clusters:         s.clusters,
+		Fleet:            s.fleet,
 		Locations:        s.locations,
 		Bindings:         existing,
 		OtherPlacements:  s.peers,
@@ -281,7 +298,7 @@ func (r *Reconciler) scheduleGroup(ctx context.Context, s *scope, group string) 
 	start := time.Now()
 	res, err := r.Framework.RunCycle(ctx, in)
 	if d := time.Since(start); d > time.Second {
-		log.FromContext(ctx).Info("scheduling cycle was slow", "took", d.String(), "clusters", len(in.Clusters))
+		log.FromContext(ctx).Info("scheduling cycle was slow", "took", d.String(), "clusters", in.Fleet.Len())
 	}
 	if err != nil {
 		// A policy that cannot be evaluated (e.g. a property value that is not a
@@ -306,7 +323,7 @@ func (r *Reconciler) scheduleGroup(ctx context.Context, s *scope, group string) 
 	held, released, recheck := gracefulHolds(r.now(), r.gracefulTimeout(), active, res)
 	s.recheck = pipeline.Sooner(s.recheck, recheck)
 	for _, rel := range released {
-		observeFailover(r.now().Sub(taintedAt(s.clusters, rel.cluster, rel.requestedAt)))
+		observeFailover(r.now().Sub(taintedAt(s.fleet, rel.cluster, rel.requestedAt)))
 		r.event(crp, corev1.EventTypeNormal, placementv1beta1.ReasonEvicted, "left %s: the replacement on %v is available", rel.cluster, res.Selected)
 	}
 	if err := r.applyBindings(ctx, s, group, existing, res, held); err != nil {

@@ -34,6 +34,7 @@ import (
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
 	"github.com/flotilla-io/flotilla/hub/enqueue"
 	"github.com/flotilla-io/flotilla/hub/pipeline"
+	"github.com/flotilla-io/flotilla/hub/scheduler/fleet"
 	"github.com/flotilla-io/flotilla/hub/schedulinggroup"
 )
 
@@ -56,6 +57,9 @@ type queue = workqueue.TypedRateLimitingInterface[reconcile.Request]
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if err := pipeline.SetupIndexes(mgr); err != nil {
 		return err
+	}
+	if r.fleet == nil {
+		r.fleet = fleet.New()
 	}
 	placementChanged := builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))
 	snapshotChanged := builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, predicate.LabelChangedPredicate{}))
@@ -119,7 +123,10 @@ func (r *Reconciler) bindingHandler() handler.EventHandler {
 	}
 }
 
-// clusterHandler maps MemberCluster events to the placements they can change.
+// clusterHandler applies MemberCluster events to the fleet snapshot and maps
+// them to the placements they can change. It applies an event before it
+// enqueues, so a cycle it wakes sees the change; and the controller starts its
+// workers only once this handler has had every cluster of the initial list.
 func (r *Reconciler) clusterHandler() handler.EventHandler {
 	all := func(ctx context.Context, q queue, o, n client.Object) {
 		oc, ok1 := o.(*clusterv1beta1.MemberCluster)
@@ -129,14 +136,25 @@ func (r *Reconciler) clusterHandler() handler.EventHandler {
 		}
 	}
 	return handler.Funcs{
-		CreateFunc: func(ctx context.Context, e event.CreateEvent, q queue) { all(ctx, q, e.Object, e.Object) },
-		DeleteFunc: func(ctx context.Context, e event.DeleteEvent, q queue) { all(ctx, q, e.Object, e.Object) },
+		CreateFunc: func(ctx context.Context, e event.CreateEvent, q queue) {
+			if mc, ok := e.Object.(*clusterv1beta1.MemberCluster); ok {
+				r.fleet.Upsert(mc)
+			}
+			all(ctx, q, e.Object, e.Object)
+		},
+		DeleteFunc: func(ctx context.Context, e event.DeleteEvent, q queue) {
+			if e.Object != nil {
+				r.fleet.Delete(e.Object.GetName())
+			}
+			all(ctx, q, e.Object, e.Object)
+		},
 		UpdateFunc: func(ctx context.Context, e event.UpdateEvent, q queue) {
 			o, ok1 := e.ObjectOld.(*clusterv1beta1.MemberCluster)
 			n, ok2 := e.ObjectNew.(*clusterv1beta1.MemberCluster)
 			if !ok1 || !ok2 {
 				return
 			}
+			r.fleet.Upsert(n)
 			change := enqueue.DiffCluster(o, n)
 			switch {
 			case change.Placement:

@@ -144,6 +144,8 @@ type Server struct {
 
 	// serving is the tunnel's current serving certificate.
 	serving atomic.Pointer[tls.Certificate]
+	// caPEM is the tunnel CA, PEM-encoded, once Start has loaded it.
+	caPEM atomic.Pointer[[]byte]
 }
 
 var _ interface{ NeedLeaderElection() bool } = (*Server)(nil)
@@ -214,6 +216,7 @@ func (s *Server) Start(ctx context.Context) error {
 	if err := s.loadServing(ctx, ca, sans); err != nil {
 		return err
 	}
+	s.caPEM.Store(&ca.CertPEM)
 	s.metrics.certificateExpiry.WithLabelValues(certificateCA).Set(float64(ca.Cert.NotAfter.Unix()))
 	if err := s.publishInfo(ctx, ca); err != nil {
 		return err
@@ -466,6 +469,66 @@ func (s *Server) Connected(member string) bool {
 	defer s.mu.Unlock()
 	_, ok := s.sessions[member]
 	return ok
+}
+
+// GetCertificate returns the tunnel's current serving certificate, valid for
+// the flotilla-hub Service (the API proxy serves it too); an error until
+// Start has loaded it.
+func (s *Server) GetCertificate(*tls.ClientHelloInfo) (*tls.Certificate, error) {
+	if c := s.serving.Load(); c != nil {
+		return c, nil
+	}
+	return nil, errors.New("the hub's serving certificate is not loaded yet")
+}
+
+// CABundle returns the tunnel CA, PEM-encoded, which signed the serving
+// certificate; nil until Start has loaded it.
+func (s *Server) CABundle() []byte {
+	if p := s.caPEM.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// ErrNotConnected: the member has no live session on this replica.
+var ErrNotConnected = errors.New("member not connected")
+
+// OpenAPIProxy opens an API proxy stream to member's agent (pkg/tunnel,
+// spec.md §4a): an HTTP/1.1 connection to the member's API server. It fails
+// at once, matching ErrNotConnected, when this replica holds no session for
+// member, and matching tunnel.ErrAPIProxyUnavailable when the session did
+// not negotiate the API proxy; each error is one line saying why.
+func (s *Server) OpenAPIProxy(ctx context.Context, member string) (net.Conn, error) {
+	ms, err := s.apiProxySession(member)
+	if err != nil {
+		return nil, err
+	}
+	return ms.sess.OpenAPIProxy(ctx)
+}
+
+// CheckAPIProxy returns the error OpenAPIProxy would return at once for
+// member (not connected, or no API proxy), without opening anything.
+func (s *Server) CheckAPIProxy(member string) error {
+	ms, err := s.apiProxySession(member)
+	if err != nil {
+		return err
+	}
+	if !ms.sess.HasCapability(tunnel.CapabilityAPIProxy) {
+		// OpenAPIProxy says why in its own words.
+		_, err := ms.sess.OpenAPIProxy(context.Background())
+		return err
+	}
+	return nil
+}
+
+func (s *Server) apiProxySession(member string) (*memberSession, error) {
+	s.mu.Lock()
+	ms := s.sessions[member]
+	s.mu.Unlock()
+	if ms == nil {
+		return nil, fmt.Errorf("%w: member %q has no agent connected to hub replica %s", ErrNotConnected, member, s.opts.ReplicaName)
+	}
+	return ms, nil
 }
 
 // hubYamuxConfig is the tunnel's yamux configuration on the hub: the default

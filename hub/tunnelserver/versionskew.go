@@ -32,7 +32,7 @@ import (
 // Capabilities are the tunnel capabilities this hub announces (pkg/tunnel,
 // Capability*). It requires none: an agent of the previous version, which
 // announces none, must keep working (VERSIONING.md).
-var Capabilities = []string{tunnel.CapabilityVersionSkew}
+var Capabilities = []string{tunnel.CapabilityVersionSkew, tunnel.CapabilityAPIProxy}
 
 // versionSkewWriteTimeout bounds recording a refusal in the MemberCluster's
 // status; the refusal goes to the agent either way.

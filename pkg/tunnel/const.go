@@ -19,6 +19,7 @@ package tunnel
 import (
 	"errors"
 	"fmt"
+	"time"
 )
 
 // This file holds every constant that is part of the wire protocol: the
@@ -81,6 +82,12 @@ const (
 	// hub refuses an agent beyond it, the agent stops instead of redialing a
 	// hub beyond it.
 	CapabilityVersionSkew = "version-skew"
+	// CapabilityAPIProxy: the hub may open API proxy streams
+	// (StreamAPIProxy) to the agent, each carrying one HTTP/1.1 connection
+	// to the member's Kubernetes API server. An agent announces it only
+	// while it serves them (`agent run --proxy`, the default); the hub opens
+	// none in a session that did not negotiate it.
+	CapabilityAPIProxy = "api-proxy"
 )
 
 // FrameType identifies the typed message carried in a frame's payload.
@@ -150,8 +157,9 @@ func (t FrameType) String() string {
 }
 
 // StreamKind names what a yamux stream carries. The agent opens one stream
-// of each kind, in this order, right after the yamux session starts. Zero is
-// never a valid kind.
+// of each of the first three kinds, in this order, right after the yamux
+// session starts; the hub opens API proxy streams, any number, after the
+// handshake (CapabilityAPIProxy). Zero is never a valid kind.
 type StreamKind uint8
 
 const (
@@ -162,6 +170,11 @@ const (
 	StreamWork StreamKind = 2
 	// StreamStatus carries Work status and upsynced objects (agent → hub).
 	StreamStatus StreamKind = 3
+	// StreamAPIProxy carries one HTTP/1.1 connection from the hub to the
+	// member's API server (hub → agent, opened by the hub after the
+	// handshake, only with CapabilityAPIProxy). Its first frame is a
+	// StreamOpen; after it the stream carries HTTP bytes, not frames.
+	StreamAPIProxy StreamKind = 4
 )
 
 // streamKinds lists the kinds the agent opens, in the order it opens them.
@@ -177,14 +190,24 @@ func (k StreamKind) String() string {
 		return "Work"
 	case StreamStatus:
 		return "Status"
+	case StreamAPIProxy:
+		return "APIProxy"
 	}
 	return fmt.Sprintf("StreamKind(%d)", uint8(k))
 }
 
 // Valid reports whether k is a stream kind of this protocol version.
 func (k StreamKind) Valid() bool {
-	return k >= StreamControl && k <= StreamStatus
+	return k >= StreamControl && k <= StreamAPIProxy
 }
+
+// Limits of API proxy streams.
+const (
+	// APIProxyOpenTimeout bounds how long the agent waits for the StreamOpen
+	// of a stream the hub opened, and then for its API proxy to take the
+	// stream; a stream not taken in time is closed.
+	APIProxyOpenTimeout = 10 * time.Second
+)
 
 // Sentinel errors. Errors returned by this package wrap them; test with
 // errors.Is.
@@ -215,8 +238,15 @@ var (
 	ErrUnknownStreamKind = errors.New("tunnel: unknown stream kind")
 	// ErrDuplicateStream: a StreamOpen names a kind that is already open.
 	ErrDuplicateStream = errors.New("tunnel: duplicate stream")
-	// ErrUnexpectedStream: the peer opened a stream after the handshake.
+	// ErrUnexpectedStream: the peer opened a stream it may not open: the
+	// agent after the handshake, the hub during it, or the hub an API proxy
+	// stream in a session without CapabilityAPIProxy (the agent then closes
+	// that stream only).
 	ErrUnexpectedStream = errors.New("tunnel: unexpected stream")
+	// ErrAPIProxyUnavailable: the hub cannot open an API proxy stream
+	// because the session did not negotiate CapabilityAPIProxy (the agent
+	// predates it or runs with --proxy=false).
+	ErrAPIProxyUnavailable = errors.New("tunnel: the agent does not serve the API proxy")
 	// ErrHandshakeTimeout: the session was not established in time.
 	ErrHandshakeTimeout = errors.New("tunnel: handshake timed out")
 	// ErrALPNMismatch: the TLS handshake did not negotiate ALPNTunnel.

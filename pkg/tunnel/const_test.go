@@ -93,7 +93,7 @@ func TestStreamKindValues(t *testing.T) {
 		Valid  bool
 	}
 	var got []pinned
-	for _, k := range []StreamKind{0, StreamControl, StreamWork, StreamStatus, 4} {
+	for _, k := range []StreamKind{0, StreamControl, StreamWork, StreamStatus, StreamAPIProxy, 5} {
 		got = append(got, pinned{uint8(k), k.String(), k.Valid()})
 	}
 	want := []pinned{
@@ -101,7 +101,8 @@ func TestStreamKindValues(t *testing.T) {
 		{1, "Control", true},
 		{2, "Work", true},
 		{3, "Status", true},
-		{4, "StreamKind(4)", false},
+		{4, "APIProxy", true},
+		{5, "StreamKind(5)", false},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("stream kinds changed (-want +got):\n%s", diff)
@@ -171,8 +172,8 @@ func TestDefaults(t *testing.T) {
 }
 
 func TestCapabilityNames(t *testing.T) {
-	got := map[string]string{"CapabilityVersionSkew": CapabilityVersionSkew}
-	want := map[string]string{"CapabilityVersionSkew": "version-skew"}
+	got := map[string]string{"CapabilityVersionSkew": CapabilityVersionSkew, "CapabilityAPIProxy": CapabilityAPIProxy}
+	want := map[string]string{"CapabilityVersionSkew": "version-skew", "CapabilityAPIProxy": "api-proxy"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("capability names changed (-want +got):\n%s", diff)
 	}

@@ -143,6 +143,8 @@ func FuzzSession(f *testing.F) {
 	f.Add(sessionScript(0, StreamOpen{Kind: StreamControl}, 1, StreamOpen{Kind: StreamWork}, 2, StreamOpen{Kind: StreamStatus},
 		0, Hello{ProtocolVersion: ProtocolVersion, ClusterName: "member-1", Capabilities: []string{CapabilityVersionSkew, "x", ""}}))
 	f.Add(sessionScript(0, StreamOpen{Kind: StreamWork}, 1, StreamOpen{Kind: StreamWork}))
+	// Only the hub opens API proxy streams.
+	f.Add(sessionScript(0, StreamOpen{Kind: StreamControl}, 1, StreamOpen{Kind: StreamAPIProxy}))
 	f.Add(sessionScript(0, StreamOpen{Kind: StreamControl}, 0, Heartbeat{Sequence: 1}))
 	f.Add(sessionScript(0, []byte{1, 2, 0, 0, 0xff, 0xff, 0xff, 0xff}))
 

@@ -58,8 +58,10 @@ var frameErrorReasons = []struct {
 	{ErrInvalidMessage, "invalid_message"},
 }
 
-// unexpectedStreamReason counts streams opened after the handshake; each
-// closes its session (ErrUnexpectedStream).
+// unexpectedStreamReason counts streams a peer may not open
+// (ErrUnexpectedStream): one the agent opens after the handshake closes the
+// session; an API proxy stream the hub opens without CapabilityAPIProxy is
+// closed alone.
 const unexpectedStreamReason = "unexpected_stream"
 
 // Metrics holds the tunnel's Prometheus collectors. Create it once per

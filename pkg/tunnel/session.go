@@ -22,6 +22,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"slices"
 	"sync"
@@ -63,6 +64,10 @@ type Session struct {
 	// set when they have been. Both under errMu.
 	afterClose []func()
 	closed     bool
+
+	// apiProxy hands the API proxy streams the hub opened to
+	// ClientSession.AcceptAPIProxy (agent side only).
+	apiProxy chan net.Conn
 }
 
 func newSession(s side, conn net.Conn, mux *yamux.Session, log logr.Logger, metrics *Metrics, maxFrameSize uint32) *Session {
@@ -74,6 +79,7 @@ func newSession(s side, conn net.Conn, mux *yamux.Session, log logr.Logger, metr
 		metrics:      metrics,
 		maxFrameSize: maxFrameSize,
 		done:         make(chan struct{}),
+		apiProxy:     make(chan net.Conn),
 	}
 }
 
@@ -210,7 +216,7 @@ func (s *Session) stream(kind StreamKind) **Stream {
 }
 
 // establish ends the handshake: it limits sends to what the peer accepts,
-// and starts refusing streams beyond the three of the protocol.
+// and starts taking the streams the peer opens after it.
 func (s *Session) establish(peerMaxFrameSize uint32, capabilities []string) {
 	s.capabilities = capabilities
 	for _, st := range []*Stream{s.control, s.work, s.status} {
@@ -218,21 +224,81 @@ func (s *Session) establish(peerMaxFrameSize uint32, capabilities []string) {
 		st.r.SetMaxFrameSize(s.maxFrameSize)
 	}
 	s.established.Store(true)
-	go s.refuseStreams()
+	go s.acceptStreams()
 }
 
-// refuseStreams closes the session when the peer opens a stream after the
-// handshake (this version defines no more: a protocol error), and when the
-// yamux session ends on its own (connection lost, keepalive timeout).
-func (s *Session) refuseStreams() {
-	ys, err := s.mux.AcceptStream()
-	if err != nil {
-		s.closeWithError(fmt.Errorf("connection closed: %w", err))
+// acceptStreams takes the streams the peer opens after the handshake until
+// the session ends, and closes the session when the yamux session ends on
+// its own (connection lost, keepalive timeout).
+//
+// The hub may open API proxy streams (agent side): each is checked and
+// handed to AcceptAPIProxy, or closed, alone, if the session did not
+// negotiate CapabilityAPIProxy. The agent may open no stream after the
+// handshake (hub side): one that does closes the session.
+func (s *Session) acceptStreams() {
+	for {
+		ys, err := s.mux.AcceptStream()
+		if err != nil {
+			s.closeWithError(fmt.Errorf("connection closed: %w", err))
+			return
+		}
+		if s.side == sideHub {
+			s.metrics.unexpectedStream()
+			s.log.V(1).Info("Closing the session: the agent opened a stream after the handshake", "streamID", ys.StreamID())
+			s.closeWithError(fmt.Errorf("%w: stream %d opened after the handshake", ErrUnexpectedStream, ys.StreamID()))
+			return
+		}
+		if !s.HasCapability(CapabilityAPIProxy) {
+			s.metrics.unexpectedStream()
+			s.log.Info("Closing a stream the hub opened without negotiating the API proxy", "streamID", ys.StreamID(), "capabilities", s.capabilities)
+			_ = ys.Close()
+			continue
+		}
+		go s.admitAPIProxy(ys)
+	}
+}
+
+// admitAPIProxy reads the StreamOpen of an API proxy stream the hub opened
+// and hands the stream to AcceptAPIProxy; a stream whose opening frame is
+// wrong or late, or that nobody takes within APIProxyOpenTimeout, is closed
+// alone.
+func (s *Session) admitAPIProxy(ys *yamux.Stream) {
+	_ = ys.SetReadDeadline(time.Now().Add(APIProxyOpenTimeout))
+	if err := ReadAPIProxyOpen(ys); err != nil {
+		s.metrics.frameError(err)
+		s.log.Info("Closing an API proxy stream with a bad opening", "streamID", ys.StreamID(), "err", err)
+		_ = ys.Close()
 		return
 	}
-	s.metrics.unexpectedStream()
-	s.log.V(1).Info("Closing the session: the peer opened a stream this protocol version does not define", "streamID", ys.StreamID())
-	s.closeWithError(fmt.Errorf("%w: stream %d opened after the handshake", ErrUnexpectedStream, ys.StreamID()))
+	_ = ys.SetReadDeadline(time.Time{})
+	timer := time.NewTimer(APIProxyOpenTimeout)
+	defer timer.Stop()
+	select {
+	case s.apiProxy <- ys:
+	case <-s.done:
+		_ = ys.Close()
+	case <-timer.C:
+		s.log.Info("Closing an API proxy stream nobody took", "streamID", ys.StreamID(), "waited", APIProxyOpenTimeout)
+		_ = ys.Close()
+	}
+}
+
+// ReadAPIProxyOpen reads and checks the opening frame of an API proxy
+// stream from r: a StreamOpen naming StreamAPIProxy, at most
+// HandshakeMaxFrameSize long. It reads nothing past that frame.
+func ReadAPIProxyOpen(r io.Reader) error {
+	m, err := NewFrameReader(r, HandshakeMaxFrameSize).ReadMessage()
+	if err != nil {
+		return fmt.Errorf("failed to read the opening of an API proxy stream: %w", err)
+	}
+	open, ok := m.(StreamOpen)
+	if !ok {
+		return fmt.Errorf("%w: %s instead of StreamOpen opening an API proxy stream", ErrUnexpectedFrame, m.FrameType())
+	}
+	if open.Kind != StreamAPIProxy {
+		return fmt.Errorf("%w: the hub opened a %s stream", ErrUnexpectedStream, open.Kind)
+	}
+	return nil
 }
 
 // startHandshake arranges for the session to close, with a handshake error,
@@ -265,6 +331,52 @@ type ClientSession struct {
 // HelloAck returns the hub's answer to Hello.
 func (c *ClientSession) HelloAck() HelloAck { return c.ack }
 
+// AcceptAPIProxy waits for the next API proxy stream the hub opens and
+// returns it as a net.Conn carrying one HTTP/1.1 client connection (its
+// StreamOpen already read). It returns an error matching ErrSessionClosed
+// once the session has closed. Streams arrive only in sessions that
+// negotiated CapabilityAPIProxy; a stream nobody accepts within
+// APIProxyOpenTimeout is closed.
+func (c *ClientSession) AcceptAPIProxy() (net.Conn, error) {
+	select {
+	case conn := <-c.apiProxy:
+		return conn, nil
+	case <-c.done:
+		return nil, c.closedError()
+	}
+}
+
+// APIProxyListener returns a net.Listener whose Accept is AcceptAPIProxy,
+// for an http.Server. Closing the listener ends its Accept calls but not the
+// session.
+func (c *ClientSession) APIProxyListener() net.Listener {
+	return &apiProxyListener{c: c, closed: make(chan struct{})}
+}
+
+type apiProxyListener struct {
+	c         *ClientSession
+	closeOnce sync.Once
+	closed    chan struct{}
+}
+
+func (l *apiProxyListener) Accept() (net.Conn, error) {
+	select {
+	case conn := <-l.c.apiProxy:
+		return conn, nil
+	case <-l.c.done:
+		return nil, l.c.closedError()
+	case <-l.closed:
+		return nil, net.ErrClosed
+	}
+}
+
+func (l *apiProxyListener) Close() error {
+	l.closeOnce.Do(func() { close(l.closed) })
+	return nil
+}
+
+func (l *apiProxyListener) Addr() net.Addr { return l.c.LocalAddr() }
+
 // ServerSession is the hub's end of an established session.
 type ServerSession struct {
 	*Session
@@ -282,6 +394,54 @@ func (s *ServerSession) Hello() Hello { return s.hello }
 // PeerCertificate returns the leaf of the client's verified certificate
 // chain, or nil.
 func (s *ServerSession) PeerCertificate() *x509.Certificate { return s.peer }
+
+// OpenAPIProxy opens an API proxy stream to the agent and returns it as a
+// net.Conn on which to write one HTTP/1.1 client connection to the member's
+// API server. In a session that did not negotiate CapabilityAPIProxy it
+// opens nothing and returns an error matching ErrAPIProxyUnavailable, whose
+// text is one line saying what to do. ctx bounds the opening.
+func (s *ServerSession) OpenAPIProxy(ctx context.Context) (net.Conn, error) {
+	if !s.HasCapability(CapabilityAPIProxy) {
+		return nil, fmt.Errorf("%w: the agent of member %q (version %q) did not announce capability %q: upgrade it, or run it with --proxy=true",
+			ErrAPIProxyUnavailable, s.PeerName(), s.hello.AgentVersion, CapabilityAPIProxy)
+	}
+	if s.isClosed() {
+		return nil, s.closedError()
+	}
+	type opened struct {
+		ys  *yamux.Stream
+		err error
+	}
+	ch := make(chan opened, 1)
+	go func() {
+		ys, err := s.mux.OpenStream()
+		ch <- opened{ys, err}
+	}()
+	var ys *yamux.Stream
+	select {
+	case o := <-ch:
+		if o.err != nil {
+			return nil, fmt.Errorf("failed to open an API proxy stream to member %q: %w", s.PeerName(), o.err)
+		}
+		ys = o.ys
+	case <-ctx.Done():
+		go func() {
+			if o := <-ch; o.ys != nil {
+				_ = o.ys.Close()
+			}
+		}()
+		return nil, fmt.Errorf("failed to open an API proxy stream to member %q: %w", s.PeerName(), context.Cause(ctx))
+	}
+	if deadline, ok := ctx.Deadline(); ok {
+		_ = ys.SetWriteDeadline(deadline)
+	}
+	if _, err := NewFrameWriter(ys, HandshakeMaxFrameSize).WriteMessage(StreamOpen{Kind: StreamAPIProxy}); err != nil {
+		_ = ys.Close()
+		return nil, fmt.Errorf("failed to open an API proxy stream to member %q: %w", s.PeerName(), err)
+	}
+	_ = ys.SetWriteDeadline(time.Time{})
+	return ys, nil
+}
 
 // Dial connects to the hub at opts.Address: TCP, TLS with ALPNTunnel (the
 // hub must negotiate it), a yamux client session, the control, work and
@@ -461,6 +621,11 @@ func serverHandshake(ctx context.Context, conn net.Conn, opts ServerOptions) (*S
 			return nil, s.handshakeFailed(fmt.Errorf("%w: %s instead of StreamOpen", ErrUnexpectedFrame, m.FrameType()))
 		}
 		slot := s.stream(open.Kind)
+		if slot == nil {
+			// Only the hub opens the other kinds, after the handshake.
+			s.metrics.unexpectedStream()
+			return nil, s.handshakeFailed(fmt.Errorf("%w: the agent opened a %s stream", ErrUnexpectedStream, open.Kind))
+		}
 		if *slot != nil {
 			s.metrics.frameError(ErrDuplicateStream)
 			return nil, s.handshakeFailed(fmt.Errorf("%w: %s", ErrDuplicateStream, open.Kind))

@@ -64,6 +64,9 @@ type Options struct {
 	// ServerOptions.Metrics). Default: no pacing, no metrics.
 	Admission *rate.Limiter
 	Metrics   *tunnel.Metrics
+	// Capabilities are announced to agents (tunnel.ServerOptions). Default
+	// none.
+	Capabilities []string
 }
 
 // Hub is a running fake hub.
@@ -111,7 +114,8 @@ func Start(t testing.TB, opts Options) *Hub {
 			ClientAuth:   tls.VerifyClientCertIfGiven,
 			ClientCAs:    ca.Pool(),
 		},
-		Tunnel:    tunnel.ServerOptions{HeartbeatPeriod: opts.HeartbeatPeriod, ReplicaName: "fake-hub", Metrics: opts.Metrics},
+		Tunnel: tunnel.ServerOptions{HeartbeatPeriod: opts.HeartbeatPeriod, ReplicaName: "fake-hub", Metrics: opts.Metrics,
+			Capabilities: opts.Capabilities},
 		OnTunnel:  h.serveTunnel,
 		OnJoin:    h.serveJoin,
 		Admission: opts.Admission,

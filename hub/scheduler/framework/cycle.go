@@ -116,7 +116,7 @@ func newCycle(f *Framework, in *CycleInput) *cycle {
 		policy:     policy,
 		kind:       kind,
 		state:      state,
-		recs:       make([]record, len(in.Clusters)),
+		recs:       make([]record, len(state.Clusters())),
 		skipFilter: make([]bool, len(f.entries)),
 		skipScore:  make([]bool, len(f.entries)),
 		asked:      -1,
@@ -166,8 +166,11 @@ func (c *cycle) run(ctx context.Context) error {
 // scopeView sets the clusters under consideration: all of them, or for PickFixed
 // the named ones.
 func (c *cycle) scopeView() {
-	c.sorted = slices.Clone(c.state.Clusters())
-	slices.SortFunc(c.sorted, func(a, b *ClusterInfo) int { return strings.Compare(a.Name, b.Name) })
+	c.sorted = c.state.Clusters()
+	if !c.state.nameOrder {
+		c.sorted = slices.Clone(c.sorted)
+		slices.SortFunc(c.sorted, func(a, b *ClusterInfo) int { return strings.Compare(a.Name, b.Name) })
+	}
 	all := c.sorted
 	if c.kind != placementv1beta1.PickFixed {
 		c.view = all

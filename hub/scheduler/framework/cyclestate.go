@@ -44,6 +44,8 @@ type CycleState struct {
 	clusters []*ClusterInfo
 	byName   map[string]*ClusterInfo
 	bound    int
+	// nameOrder is whether clusters are in name order (they come from a Fleet).
+	nameOrder bool
 	// gone are the clusters of active bindings that are not input clusters, sorted.
 	gone []string
 
@@ -63,16 +65,26 @@ type CycleState struct {
 // NewCycleState returns the state of a cycle over in. The framework makes one per
 // cycle; tests of plugins make their own.
 func NewCycleState(in *CycleInput) *CycleState {
+	n := len(in.Clusters)
+	if in.Fleet != nil {
+		n = in.Fleet.Len()
+	}
 	s := &CycleState{
-		in:       in,
-		infos:    make([]ClusterInfo, len(in.Clusters)),
-		clusters: make([]*ClusterInfo, len(in.Clusters)),
-		selected: make([]bool, len(in.Clusters)),
-		data:     make([]stateEntry, 0, 8),
+		in:        in,
+		infos:     make([]ClusterInfo, n),
+		clusters:  make([]*ClusterInfo, n),
+		selected:  make([]bool, n),
+		data:      make([]stateEntry, 0, 8),
+		nameOrder: in.Fleet != nil,
 	}
 	active := activeBindingTargets(in.Bindings)
-	for i := range in.Clusters {
-		mc := &in.Clusters[i]
+	for i := range n {
+		var mc *clusterv1beta1.MemberCluster
+		if in.Fleet != nil {
+			mc = in.Fleet.members[i]
+		} else {
+			mc = &in.Clusters[i]
+		}
 		found, bound := active[mc.Name]
 		if bound && !found {
 			active[mc.Name] = true

@@ -146,7 +146,7 @@ func (c *cycle) condition(res *CycleResult) (metav1.ConditionStatus, string, str
 	} else {
 		fmt.Fprintf(&b, "%d of %d %s selected", n, c.asked, plural(c.asked, "cluster", "clusters"))
 	}
-	if len(c.in.Clusters) == 0 {
+	if len(c.state.Clusters()) == 0 {
 		b.WriteString(": there are no member clusters")
 	}
 	if c.rejectedAll != "" {

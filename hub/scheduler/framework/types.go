@@ -41,8 +41,12 @@ type CycleInput struct {
 	// constraints.
 	Policy *placementv1beta1.PlacementPolicy
 
-	// Clusters are all member clusters, in any order.
+	// Clusters are all member clusters, in any order. Ignored when Fleet is set.
 	Clusters []clusterv1beta1.MemberCluster
+	// Fleet, when set, is all member clusters as the scheduler's fleet snapshot
+	// holds them: sorted by name and shared by every cycle of its generation, so
+	// the cycle neither copies nor sorts them.
+	Fleet *Fleet
 
 	// Locations are all Locations; only read when the policy has locationSelectors.
 	Locations []clusterv1beta1.Location

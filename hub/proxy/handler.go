@@ -1,0 +1,389 @@
+/*
+Copyright 2026 The Flotilla Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package proxy is the hub's end of the API proxy: an aggregated API that
+// kube-apiserver forwards to the hub (APIService v1beta1.proxy.flotilla.io),
+// serving
+//
+//	/apis/proxy.flotilla.io/v1beta1/memberclusters/<member>/proxy/<path>
+//
+// as <path> on member <member>'s API server, reached over the member's
+// tunnel (pkg/tunnel, spec.md §4a). For each request the Handler
+//
+//  1. learns the hub user from kube-apiserver's front proxy headers
+//     (RequestHeader; 401 without them);
+//  2. authorizes it with a SubjectAccessReview for memberclusters/proxy
+//     named after the member, the verb after the HTTP method (VerbFor; 403
+//     with the review's reason when denied);
+//  3. holds one of the member's in-flight slots (429 when all are taken) and
+//     bounds the request with a timeout unless it is long-running (watch,
+//     logs -f, exec, attach, port-forward);
+//  4. opens an API proxy stream to the member's agent (503 when the member
+//     is not connected to this replica, 502 when its agent does not serve
+//     the proxy, each in one line, at once) and forwards the request with
+//     the user in the identity headers of pkg/apiproxy, removing every
+//     credential and identity header the client sent.
+//
+// The agent impersonates the user on the member (agent/proxy), whose RBAC
+// decides. Every request is logged (user, member, verb, path, status) and
+// counted in flotilla_proxy_requests_total{member,verb,code}.
+package proxy
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/prometheus/client_golang/prometheus"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/proxy"
+	"k8s.io/streaming/pkg/httpstream"
+
+	"github.com/flotilla-io/flotilla/hub/tunnelserver"
+	"github.com/flotilla-io/flotilla/pkg/apiproxy"
+	"github.com/flotilla-io/flotilla/pkg/tunnel"
+)
+
+// Defaults of Options.
+const (
+	// DefaultMaxInflightPerMember bounds the requests in flight to one
+	// member, long-running ones (watches, exec sessions) included.
+	DefaultMaxInflightPerMember = 100
+	// DefaultRequestTimeout bounds a request that is not long-running, as
+	// kube-apiserver's --request-timeout does.
+	DefaultRequestTimeout = 60 * time.Second
+)
+
+// Dialer opens API proxy streams: tunnelserver.Server.
+type Dialer interface {
+	// OpenAPIProxy opens a connection to member's API server through its
+	// agent; errors match tunnelserver.ErrNotConnected or
+	// tunnel.ErrAPIProxyUnavailable when that is why.
+	OpenAPIProxy(ctx context.Context, member string) (net.Conn, error)
+}
+
+// apiProxyChecker is a Dialer that can tell at once why it could not open
+// a stream to a member (tunnelserver.Server).
+type apiProxyChecker interface {
+	CheckAPIProxy(member string) error
+}
+
+// Options configure a Handler.
+type Options struct {
+	// Dialer reaches members. Required.
+	Dialer Dialer
+	// Authenticator tells who sent a request. Required (RequestHeader).
+	Authenticator Authenticator
+	// Authorizer decides whether they may. Required (SubjectAccessReviewer).
+	Authorizer Authorizer
+	// MaxInflightPerMember bounds the requests in flight to one member;
+	// more are refused with 429. Default DefaultMaxInflightPerMember.
+	MaxInflightPerMember int
+	// RequestTimeout bounds a request that is not long-running; one that
+	// takes longer ends with 504. Default DefaultRequestTimeout.
+	RequestTimeout time.Duration
+	// Registerer receives flotilla_proxy_requests_total. Default: none.
+	Registerer prometheus.Registerer
+	// Logger receives a line per request. Default: none.
+	Logger logr.Logger
+}
+
+// Handler serves the hub's aggregated API.
+type Handler struct {
+	opts      Options
+	transport *http.Transport
+	requests  *prometheus.CounterVec
+
+	mu       sync.Mutex
+	inflight map[string]int
+}
+
+// memberHostSuffix makes a member's name the host of the URLs the Handler
+// sends to it; the transport's dialer turns the host back into the member.
+const memberHostSuffix = ".member.flotilla.invalid"
+
+// New returns a Handler.
+func New(opts Options) (*Handler, error) {
+	if opts.Dialer == nil || opts.Authenticator == nil || opts.Authorizer == nil {
+		return nil, errors.New("proxy: Options.Dialer, Authenticator and Authorizer are required")
+	}
+	if opts.MaxInflightPerMember <= 0 {
+		opts.MaxInflightPerMember = DefaultMaxInflightPerMember
+	}
+	if opts.RequestTimeout <= 0 {
+		opts.RequestTimeout = DefaultRequestTimeout
+	}
+	h := &Handler{opts: opts, inflight: map[string]int{}}
+	h.requests = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "flotilla_proxy_requests_total",
+		Help: "Requests the hub's API proxy answered, by member, RBAC verb and HTTP status code.",
+	}, []string{"member", "verb", "code"})
+	if opts.Registerer != nil {
+		if err := opts.Registerer.Register(h.requests); err != nil {
+			return nil, fmt.Errorf("failed to register the API proxy's metrics: %w", err)
+		}
+	}
+	h.transport = &http.Transport{
+		DialContext: func(ctx context.Context, _, addr string) (net.Conn, error) {
+			host, _, err := net.SplitHostPort(addr)
+			if err != nil {
+				return nil, err
+			}
+			member, ok := strings.CutSuffix(host, memberHostSuffix)
+			if !ok {
+				return nil, fmt.Errorf("proxy: %q is not a member's address", addr)
+			}
+			return opts.Dialer.OpenAPIProxy(ctx, member)
+		},
+		// The stream is the connection; kube-apiserver and the member API
+		// server compress what they compress.
+		DisableCompression:  true,
+		MaxIdleConnsPerHost: 16,
+		IdleConnTimeout:     90 * time.Second,
+	}
+	return h, nil
+}
+
+// ServeHTTP implements http.Handler.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if serveDiscovery(w, r) {
+		return
+	}
+	member, rest, ok := apiproxy.ParsePath(r.URL.Path)
+	if !ok {
+		apiproxy.WriteStatus(w, apierrors.NewNotFound(apiproxy.GroupResource(), r.URL.Path))
+		return
+	}
+	verb := VerbFor(r.Method)
+	rec := &recorder{ResponseWriter: w}
+	start := time.Now()
+	var id Identity
+	defer func() {
+		code := rec.code
+		if code == 0 {
+			code = http.StatusOK
+		}
+		h.requests.WithLabelValues(member, verb, strconv.Itoa(code)).Inc()
+		h.opts.Logger.Info("Proxied", "user", id.User, "member", member, "verb", verb, "method", r.Method, "path", rest, "status", code, "duration", time.Since(start).Round(time.Millisecond))
+	}()
+	id, err := h.opts.Authenticator.Authenticate(r)
+	if err != nil {
+		apiproxy.WriteStatus(rec, apierrors.NewUnauthorized(err.Error()))
+		return
+	}
+	if verb == "" {
+		apiproxy.WriteStatus(rec, apierrors.NewMethodNotSupported(apiproxy.GroupResource(), r.Method))
+		return
+	}
+	decision, err := h.opts.Authorizer.Authorize(r.Context(), id, member, verb)
+	if err != nil {
+		apiproxy.WriteStatus(rec, apierrors.NewInternalError(err))
+		return
+	}
+	if !decision.Allowed {
+		apiproxy.WriteStatus(rec, forbidden(id, member, verb, decision.Reason))
+		return
+	}
+	// Upgrade requests lose the dialer's error on their way (the upgrade
+	// path reports it as text): say why a member cannot be reached first.
+	if c, ok := h.opts.Dialer.(apiProxyChecker); ok {
+		if err := c.CheckAPIProxy(member); err != nil {
+			responder{member: member}.Error(rec, r, err)
+			return
+		}
+	}
+	release, ok := h.acquire(member)
+	if !ok {
+		apiproxy.WriteStatus(rec, apierrors.NewTooManyRequests(fmt.Sprintf("member %q has %d proxied requests in flight, the most the hub allows (--proxy-max-inflight-per-member)", member, h.opts.MaxInflightPerMember), 1))
+		return
+	}
+	defer release()
+	ctx := r.Context()
+	if !longRunning(r) {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, h.opts.RequestTimeout)
+		defer cancel()
+	}
+	h.forward(rec, r.WithContext(ctx), id, member, rest)
+}
+
+// forbidden is the 403 of a denied review, with its reason.
+func forbidden(id Identity, member, verb, reason string) *apierrors.StatusError {
+	msg := fmt.Sprintf("User %q cannot %s resource %q in API group %q", id.User, verb, apiproxy.Resource+"/"+apiproxy.Subresource, apiproxy.Group)
+	if reason != "" {
+		msg += ": " + reason
+	}
+	return apierrors.NewForbidden(apiproxy.GroupResource(), member, errors.New(msg))
+}
+
+// forward sends r to member as id, with path rest.
+func (h *Handler) forward(w http.ResponseWriter, r *http.Request, id Identity, member, rest string) {
+	out := r.Clone(r.Context())
+	out.URL = &url.URL{Path: rest, RawQuery: r.URL.RawQuery}
+	out.RequestURI = ""
+	stripIdentity(out.Header, h.opts.Authenticator)
+	out.Header.Set(apiproxy.HeaderUser, id.User)
+	for _, g := range id.Groups {
+		out.Header.Add(apiproxy.HeaderGroup, g)
+	}
+	// The whole location, query included: upgrade requests (exec) are sent
+	// to it as it is.
+	location := &url.URL{Scheme: "http", Host: member + memberHostSuffix, Path: rest, RawQuery: r.URL.RawQuery}
+	up := proxy.NewUpgradeAwareHandler(location, h.transport, false, false, responder{member: member})
+	up.UseLocationHost = true
+	up.RejectForwardingRedirects = true
+	up.ServeHTTP(w, out)
+}
+
+// stripIdentity removes every header carrying credentials or an identity:
+// Authorization, Proxy-Authorization, Impersonate-*, the hub's identity
+// headers, and those the authenticator reads (X-Remote-*).
+func stripIdentity(h http.Header, a Authenticator) {
+	names := []string{"Authorization", "Proxy-Authorization", apiproxy.HeaderUser, apiproxy.HeaderGroup}
+	prefixes := []string{"Impersonate-", "X-Remote-"}
+	if rh, ok := a.(interface{ identityHeaders() ([]string, []string) }); ok {
+		n, p := rh.identityHeaders()
+		names, prefixes = append(names, n...), append(prefixes, p...)
+	}
+	for name := range h {
+		for _, n := range names {
+			if strings.EqualFold(name, n) {
+				delete(h, name)
+			}
+		}
+		for _, p := range prefixes {
+			if _, ok := cutPrefixFold(name, p); ok {
+				delete(h, name)
+			}
+		}
+	}
+}
+
+// longRunning reports whether r may run for long: a watch, a followed log,
+// an upgrade (exec, attach, port-forward). Those get no request timeout.
+func longRunning(r *http.Request) bool {
+	if httpstream.IsUpgradeRequest(r) {
+		return true
+	}
+	q := r.URL.Query()
+	for _, k := range []string{"watch", "follow"} {
+		if v := q.Get(k); v == "true" || v == "1" {
+			return true
+		}
+	}
+	return strings.Contains(r.URL.Path, "/watch/")
+}
+
+// acquire takes one of member's in-flight slots.
+func (h *Handler) acquire(member string) (release func(), ok bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.inflight[member] >= h.opts.MaxInflightPerMember {
+		return nil, false
+	}
+	h.inflight[member]++
+	return func() {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		if h.inflight[member]--; h.inflight[member] <= 0 {
+			delete(h.inflight, member)
+		}
+	}, true
+}
+
+// responder turns a failure to reach the member into a Status with one line
+// saying why.
+type responder struct{ member string }
+
+func (r responder) Error(w http.ResponseWriter, req *http.Request, err error) {
+	switch {
+	case errors.Is(err, tunnelserver.ErrNotConnected):
+		apiproxy.WriteStatus(w, apierrors.NewServiceUnavailable(rootCause(err)))
+	case errors.Is(err, tunnel.ErrAPIProxyUnavailable):
+		apiproxy.WriteStatus(w, &apierrors.StatusError{ErrStatus: metav1.Status{Code: http.StatusBadGateway, Reason: reasonBadGateway, Message: rootCause(err)}})
+	case errors.Is(req.Context().Err(), context.DeadlineExceeded):
+		apiproxy.WriteStatus(w, apierrors.NewTimeoutError(fmt.Sprintf("the request to member %q did not finish in time (--proxy-request-timeout)", r.member), 0))
+	default:
+		apiproxy.WriteStatus(w, apierrors.NewServiceUnavailable(fmt.Sprintf("failed to reach member %q through its tunnel: %v", r.member, err)))
+	}
+}
+
+// reasonBadGateway is the Status reason of a member whose agent does not
+// serve the proxy.
+const reasonBadGateway metav1.StatusReason = "BadGateway"
+
+// rootCause is err's text without the layers net/http adds.
+func rootCause(err error) string {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	var oe *net.OpError
+	if errors.As(err, &oe) {
+		err = oe.Err
+	}
+	return err.Error()
+}
+
+// recorder remembers the status code written, and lets UpgradeAwareHandler
+// hijack and flush.
+type recorder struct {
+	http.ResponseWriter
+	code int
+}
+
+func (r *recorder) WriteHeader(code int) {
+	if r.code == 0 {
+		r.code = code
+	}
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (r *recorder) Write(b []byte) (int, error) {
+	if r.code == 0 {
+		r.code = http.StatusOK
+	}
+	return r.ResponseWriter.Write(b)
+}
+
+func (r *recorder) Flush() {
+	if f, ok := r.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func (r *recorder) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	hj, ok := r.ResponseWriter.(http.Hijacker)
+	if !ok {
+		return nil, nil, errors.New("the response writer cannot be hijacked")
+	}
+	if r.code == 0 {
+		r.code = http.StatusSwitchingProtocols
+	}
+	return hj.Hijack()
+}
+
+func (r *recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }

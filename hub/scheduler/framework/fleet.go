@@ -1,0 +1,145 @@
+/*
+Copyright 2026 The Flotilla Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package framework
+
+import (
+	"slices"
+	"strings"
+	"sync"
+
+	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
+)
+
+// Fleet is an immutable view of the member clusters at one generation, sorted by
+// name: what the scheduler's fleet snapshot (hub/scheduler/fleet) hands each
+// cycle, so that a cycle neither lists, copies nor sorts the fleet. Nothing in it
+// may be modified. Its indexes are built on first use, once per generation, and
+// shared by every cycle (and goroutine) reading the same view.
+type Fleet struct {
+	generation uint64
+	members    []*clusterv1beta1.MemberCluster
+
+	indexOnce sync.Once
+	// labels maps a label key to its values, each to the positions (ascending,
+	// so in name order) of the members that have it.
+	labels map[string]map[string][]int32
+	// tainted are the positions of the members with at least one taint.
+	tainted []int32
+	// properties maps a reported property name to the positions of the members
+	// that report it.
+	properties map[string][]int32
+}
+
+// NewFleet returns a view of members at a generation. members must be sorted by
+// name, with unique names, and neither the slice nor the clusters may change
+// afterwards; the caller keeps that promise (it is checked only in tests).
+func NewFleet(generation uint64, members []*clusterv1beta1.MemberCluster) *Fleet {
+	return &Fleet{generation: generation, members: members}
+}
+
+// Generation is the snapshot's generation the view was taken at: two views with
+// the same generation hold the same clusters.
+func (f *Fleet) Generation() uint64 { return f.generation }
+
+// Len returns the number of member clusters.
+func (f *Fleet) Len() int { return len(f.members) }
+
+// Members returns the member clusters sorted by name. Callers must not modify the
+// slice or the clusters.
+func (f *Fleet) Members() []*clusterv1beta1.MemberCluster { return f.members }
+
+// Member returns the named member cluster.
+func (f *Fleet) Member(name string) (*clusterv1beta1.MemberCluster, bool) {
+	i, ok := slices.BinarySearchFunc(f.members, name, func(mc *clusterv1beta1.MemberCluster, n string) int {
+		return strings.Compare(mc.Name, n)
+	})
+	if !ok {
+		return nil, false
+	}
+	return f.members[i], true
+}
+
+// WithLabel returns the positions in Members, ascending, of the clusters whose
+// label key has the value, as selectors see labels (ClusterInfo.Labels: the
+// built-in cluster.flotilla.io/name label always holds the cluster's name).
+// Callers must not modify the slice.
+func (f *Fleet) WithLabel(key, value string) []int32 {
+	if key == clusterv1beta1.LabelClusterName {
+		if i, ok := f.position(value); ok {
+			return []int32{int32(i)}
+		}
+		return nil
+	}
+	f.index()
+	return f.labels[key][value]
+}
+
+// Domains returns, for a topology key, each of its values and how many clusters
+// have it. Clusters without the label are in no domain.
+func (f *Fleet) Domains(key string) map[string]int {
+	f.index()
+	out := make(map[string]int, len(f.labels[key]))
+	for v, at := range f.labels[key] {
+		out[v] = len(at)
+	}
+	return out
+}
+
+// Tainted returns the positions, ascending, of the clusters with at least one
+// taint. Callers must not modify the slice.
+func (f *Fleet) Tainted() []int32 {
+	f.index()
+	return f.tainted
+}
+
+// WithProperty returns the positions, ascending, of the clusters that report the
+// property in status.properties. Callers must not modify the slice.
+func (f *Fleet) WithProperty(name string) []int32 {
+	f.index()
+	return f.properties[name]
+}
+
+func (f *Fleet) position(name string) (int, bool) {
+	return slices.BinarySearchFunc(f.members, name, func(mc *clusterv1beta1.MemberCluster, n string) int {
+		return strings.Compare(mc.Name, n)
+	})
+}
+
+// index builds the indexes once.
+func (f *Fleet) index() {
+	f.indexOnce.Do(func() {
+		f.labels = map[string]map[string][]int32{}
+		f.properties = map[string][]int32{}
+		for i, mc := range f.members {
+			at := int32(i)
+			for k, v := range mc.Labels {
+				values := f.labels[k]
+				if values == nil {
+					values = map[string][]int32{}
+					f.labels[k] = values
+				}
+				values[v] = append(values[v], at)
+			}
+			if len(mc.Spec.Taints) > 0 {
+				f.tainted = append(f.tainted, at)
+			}
+			for name := range mc.Status.Properties {
+				f.properties[name] = append(f.properties[name], at)
+			}
+		}
+	})
+}
