@@ -418,36 +418,6 @@ func TestPlacementValidation(t *testing.T) {
 			wantRefusal: "spec.policy.clusterPreferences: Too many: 11: must have at most 10 items",
 		},
 		{
-			name: "failback with cluster preferences is accepted",
-			spec: spec(with(pickN(1), func(p *placementv1beta1.PlacementPolicy) {
-				p.ClusterPreferences = []placementv1beta1.ClusterPreference{{LabelSelector: metav1.LabelSelector{MatchLabels: map[string]string{"tier": "primary"}}}}
-				p.Failback = &placementv1beta1.FailbackPolicy{StabilizationSeconds: ptr.To[int32](30), MaxConcurrent: ptr.To[int32](10)}
-			})),
-		},
-		{
-			name: "failback without cluster preferences is refused",
-			spec: spec(with(pickN(1), func(p *placementv1beta1.PlacementPolicy) {
-				p.Failback = &placementv1beta1.FailbackPolicy{}
-			})),
-			wantRefusal: "failback needs clusterPreferences: it moves a placement back to a more preferred group",
-		},
-		{
-			name: "a failback stabilization window under 10s is refused",
-			spec: spec(with(pickN(1), func(p *placementv1beta1.PlacementPolicy) {
-				p.ClusterPreferences = []placementv1beta1.ClusterPreference{{LabelSelector: metav1.LabelSelector{MatchLabels: map[string]string{"tier": "primary"}}}}
-				p.Failback = &placementv1beta1.FailbackPolicy{StabilizationSeconds: ptr.To[int32](5)}
-			})),
-			wantRefusal: "spec.policy.failback.stabilizationSeconds: Invalid value: 5: spec.policy.failback.stabilizationSeconds in body should be greater than or equal to 10",
-		},
-		{
-			name: "a failback maxConcurrent of 0 is refused",
-			spec: spec(with(pickN(1), func(p *placementv1beta1.PlacementPolicy) {
-				p.ClusterPreferences = []placementv1beta1.ClusterPreference{{LabelSelector: metav1.LabelSelector{MatchLabels: map[string]string{"tier": "primary"}}}}
-				p.Failback = &placementv1beta1.FailbackPolicy{MaxConcurrent: ptr.To[int32](0)}
-			})),
-			wantRefusal: "maxConcurrent in body should be greater than or equal to 1",
-		},
-		{
 			name: "a preferred cluster affinity weight of 101 is refused",
 			spec: spec(with(pickN(1), func(p *placementv1beta1.PlacementPolicy) {
 				p.Affinity = preferredAffinity(101, labelTerm("env", "dev"))

@@ -52,7 +52,6 @@ const (
 // +kubebuilder:validation:XValidation:rule="!has(self.topologySpreadConstraints) || size(self.topologySpreadConstraints) == 0 || (has(self.placementType) && self.placementType == 'PickN')",message="topologySpreadConstraints can only be set when placementType is PickN",fieldPath=".topologySpreadConstraints"
 // +kubebuilder:validation:XValidation:rule="!has(self.unavailableEvictionSeconds) || (has(self.placementType) && self.placementType == 'PickN')",message="unavailableEvictionSeconds can only be set when placementType is PickN",fieldPath=".unavailableEvictionSeconds"
 // +kubebuilder:validation:XValidation:rule="!has(self.clusterPreferences) || size(self.clusterPreferences) == 0 || (has(self.placementType) && self.placementType == 'PickN')",message="clusterPreferences can only be set when placementType is PickN",fieldPath=".clusterPreferences"
-// +kubebuilder:validation:XValidation:rule="!has(self.failback) || (has(self.clusterPreferences) && size(self.clusterPreferences) > 0)",message="failback needs clusterPreferences: it moves a placement back to a more preferred group",fieldPath=".failback"
 type PlacementPolicy struct {
 	// PlacementType is how clusters are picked. It cannot be changed after the
 	// placement is created.
@@ -118,14 +117,6 @@ type PlacementPolicy struct {
 	// +optional
 	ClusterPreferences []ClusterPreference `json:"clusterPreferences,omitempty"`
 
-	// Failback opts a placement with clusterPreferences into moving back to a
-	// more preferred cluster once one has been eligible for the stabilization
-	// window. Not acted on yet: the hub accepts and keeps the field, and the
-	// decision is implemented (hub/failover.DecideFailback), but no controller
-	// carries it out in this version.
-	// +optional
-	Failback *FailbackPolicy `json:"failback,omitempty"`
-
 	// UnavailableEvictionSeconds opts a PickN placement into availability-driven
 	// eviction: when its resources on a cluster stay not Available this long while
 	// the cluster itself is connected and healthy (for example a Deployment that
@@ -143,32 +134,6 @@ type ClusterPreference struct {
 	// +required
 	LabelSelector metav1.LabelSelector `json:"labelSelector"`
 }
-
-// FailbackPolicy is how a placement moves back to more preferred clusters.
-type FailbackPolicy struct {
-	// StabilizationSeconds is how long a more preferred cluster must have been
-	// eligible (joined, connected, healthy, no untolerated taint) without a
-	// break before the placement moves back to it. At least 10, at most 86400
-	// (a day). Default: 60.
-	// +kubebuilder:validation:Minimum=10
-	// +kubebuilder:validation:Maximum=86400
-	// +optional
-	StabilizationSeconds *int32 `json:"stabilizationSeconds,omitempty"`
-
-	// MaxConcurrent is how many placements may be failing back at once across
-	// the fleet for this one to start: it waits while that many or more are
-	// under way. At least 1, at most 1000. Default: 10.
-	// +kubebuilder:validation:Minimum=1
-	// +kubebuilder:validation:Maximum=1000
-	// +optional
-	MaxConcurrent *int32 `json:"maxConcurrent,omitempty"`
-}
-
-// Defaults of FailbackPolicy.
-const (
-	DefaultFailbackStabilizationSeconds = 60
-	DefaultFailbackMaxConcurrent        = 10
-)
 
 // Affinity is the set of cluster and placement affinity rules of a placement.
 type Affinity struct {
