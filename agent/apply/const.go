@@ -16,10 +16,13 @@ limitations under the License.
 
 package apply
 
+import placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+
 // AnnotationWork is put on every object the Applier applies; it holds the name of the
 // Work that applied it. An object is deleted for a Work only while it still carries
-// that Work's name here.
-const AnnotationWork = "placement.flotilla.io/work"
+// that Work's name here. It is one of the provenance annotations
+// (placementv1beta1.ProvenanceAnnotations); the hub puts the others on the manifests.
+const AnnotationWork = placementv1beta1.AnnotationWork
 
 // Labels of the record ConfigMaps.
 const (

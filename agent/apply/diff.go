@@ -96,14 +96,18 @@ func mergeDiffs(lists ...[]placementv1beta1.PatchDetail) ([]placementv1beta1.Pat
 }
 
 // comparableContent returns the object's content without the fields that are expected to
-// differ: the API server's bookkeeping, status, and the Applier's own annotation.
+// differ: the API server's bookkeeping, status, the Applier's own annotation and the
+// provenance annotations (a new resource index, or an object not applied by this
+// Work yet, is neither a drift nor a difference).
 func comparableContent(obj *unstructured.Unstructured) map[string]any {
 	c := obj.DeepCopy().Object
 	delete(c, "status")
 	for _, f := range []string{"managedFields", "resourceVersion", "generation", "uid", "creationTimestamp", "selfLink"} {
 		unstructured.RemoveNestedField(c, "metadata", f)
 	}
-	unstructured.RemoveNestedField(c, "metadata", "annotations", AnnotationWork)
+	for _, k := range placementv1beta1.ProvenanceAnnotations {
+		unstructured.RemoveNestedField(c, "metadata", "annotations", k)
+	}
 	unstructured.RemoveNestedField(c, "metadata", "annotations", AnnotationLastApplied)
 	unstructured.RemoveNestedField(c, "metadata", "labels", LabelAppliedBy)
 	for _, f := range []string{"annotations", "labels"} {

@@ -338,13 +338,17 @@ func (a *Applier) letGoOne(ctx context.Context, lg *letGo, ref ObjectRef) error 
 }
 
 // releaseObject leaves an object on the member and takes off what makes it the
-// Work's: AnnotationWork, AnnotationLastApplied, LabelAppliedBy and the agent's
-// entries in managedFields. The patch carries the object's resourceVersion: an
+// Work's: the provenance annotations (AnnotationWork among them),
+// AnnotationLastApplied, LabelAppliedBy and the agent's entries in managedFields. The patch carries the object's resourceVersion: an
 // object changed since it was read is not released now (the removal is retried).
 func (a *Applier) releaseObject(ctx context.Context, ri dynamic.ResourceInterface, live *unstructured.Unstructured) error {
+	annotations := map[string]any{AnnotationLastApplied: nil}
+	for _, k := range placementv1beta1.ProvenanceAnnotations {
+		annotations[k] = nil
+	}
 	md := map[string]any{
 		"resourceVersion": live.GetResourceVersion(),
-		"annotations":     map[string]any{AnnotationWork: nil, AnnotationLastApplied: nil},
+		"annotations":     annotations,
 		"labels":          map[string]any{LabelAppliedBy: nil},
 	}
 	var others []any

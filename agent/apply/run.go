@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -337,6 +338,11 @@ func (a *Applier) unchanged(ctx context.Context, s *scope) (results []result, ok
 			log.V(1).Info("An object of an unchanged Work is missing or no longer the Work's; applying again", "object", m.describe())
 			return nil, false
 		}
+		if !sameProvenance(m.obj, live) {
+			// Comparisons leave provenance out; applying again puts it right.
+			log.V(1).Info("An object of an unchanged Work names another placement or snapshot; applying again", "object", m.describe())
+			return nil, false
+		}
 		results[i] = appliedResult(live)
 	}
 	return results, true
@@ -469,6 +475,18 @@ func (a *Applier) waitServed(ctx context.Context, crd string, gvk schema.GroupVe
 	}
 	log.V(1).Info("Waited for a CustomResourceDefinition of the Work", "crd", crd, "duration", time.Since(start).String())
 	return nil
+}
+
+// sameProvenance reports whether the object on the member (live) carries the
+// provenance annotations the manifest (want) sets.
+func sameProvenance(want, live *unstructured.Unstructured) bool {
+	have := live.GetAnnotations()
+	for k, v := range want.GetAnnotations() {
+		if slices.Contains(placementv1beta1.ProvenanceAnnotations, k) && have[k] != v {
+			return false
+		}
+	}
+	return true
 }
 
 // body returns the object to send for a manifest: the manifest with the Work's

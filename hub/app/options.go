@@ -38,6 +38,12 @@ type Options struct {
 	// Namespace is the hub's own namespace: tokens, the tunnel CA, leases.
 	// Default: flotilla-system.
 	Namespace string
+	// HubName names this hub (the fleet) on member clusters: every object an
+	// agent applies carries it in the annotation placement.flotilla.io/hub,
+	// next to the placement, resource index and Work that placed it. Give
+	// fleets that share member clusters different names. "" leaves the
+	// annotation out. At most 253 characters. Default: flotilla-hub.
+	HubName string
 	// ReplicaName identifies this hub replica in leases and in MemberCluster status.
 	// Default: $POD_NAME, else the host name.
 	ReplicaName string
@@ -187,6 +193,7 @@ func NewOptions() *Options {
 	}
 	return &Options{
 		Namespace:                   "flotilla-system",
+		HubName:                     "flotilla-hub",
 		ReplicaName:                 replica,
 		MetricsBindAddress:          ":8080",
 		HealthProbeBindAddress:      ":8081",
@@ -235,6 +242,7 @@ func NewOptions() *Options {
 func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Kubeconfig, "kubeconfig", o.Kubeconfig, "Path of the hub cluster's kubeconfig (default: in-cluster config or $KUBECONFIG).")
 	fs.StringVar(&o.Namespace, "namespace", o.Namespace, "The hub's own namespace (tokens, tunnel CA, leases).")
+	fs.StringVar(&o.HubName, "hub-name", o.HubName, "Name of this hub on member clusters: the placement.flotilla.io/hub annotation of every object agents apply; empty leaves it out.")
 	fs.StringVar(&o.ReplicaName, "replica-name", o.ReplicaName, "Name of this hub replica (default: $POD_NAME or the host name).")
 	fs.StringVar(&o.MetricsBindAddress, "metrics-bind-address", o.MetricsBindAddress, "Address of the Prometheus metrics endpoint; 0 disables it.")
 	fs.StringVar(&o.HealthProbeBindAddress, "health-probe-bind-address", o.HealthProbeBindAddress, "Address of /healthz and /readyz.")
@@ -281,6 +289,9 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 func (o *Options) Validate() error {
 	if o.Namespace == "" {
 		return fmt.Errorf("--namespace must not be empty")
+	}
+	if len(o.HubName) > 253 {
+		return fmt.Errorf("--hub-name must be at most 253 characters, got %d", len(o.HubName))
 	}
 	if o.ReplicaName == "" {
 		return fmt.Errorf("--replica-name must not be empty (set it or $POD_NAME)")

@@ -26,6 +26,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -154,6 +155,25 @@ func TestPipelineFromPlacementToWorkAndBack(t *testing.T) {
 		}
 		return fmt.Errorf("the Work does not carry the edit yet")
 	})
+	// Every manifest names the hub, the placement and the new snapshot's index.
+	for i, m := range work.Spec.Workload.Manifests {
+		var o struct{ Metadata metav1.ObjectMeta }
+		if err := json.Unmarshal(m.Raw, &o); err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]string{
+			placementv1beta1.AnnotationHub:           "flotilla-hub",
+			placementv1beta1.AnnotationPlacement:     "ClusterResourcePlacement/app",
+			placementv1beta1.AnnotationResourceIndex: "1",
+		}
+		got := map[string]string{}
+		for k := range want {
+			got[k] = o.Metadata.Annotations[k]
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("provenance of manifest %d of the Work (-want +got):\n%s", i, diff)
+		}
+	}
 
 	// Changing only what the Works carry from the placement (delete strategy, status
 	// feedback) reaches the Work, without a new resource snapshot.

@@ -163,7 +163,7 @@ func setupHub(_ context.Context, mgr ctrl.Manager, opts *Options) error {
 		&location.Reconciler{Client: mgr.GetClient()},
 		&rollout.Reconciler{Client: owner(pipeline.ManagerRollout), Workers: opts.Workers.Rollout},
 		&workgen.Reconciler{Client: owner(pipeline.ManagerWorkGenerator), Scheme: mgr.GetScheme(), Workers: opts.Workers.WorkGenerator,
-			Recorder: mgr.GetEventRecorder("workgen")},
+			Recorder: mgr.GetEventRecorder("workgen"), HubName: opts.HubName},
 		&workcleanup.Reconciler{Client: owner(pipeline.ManagerWorkCleanup), Recorder: mgr.GetEventRecorder("workcleanup"), Timeout: opts.WorkCleanupTimeout},
 		&eviction.Reconciler{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder("eviction")},
 		// Staged update runs roll out placements with strategy type External.

@@ -31,9 +31,10 @@ func NewCommand() *cobra.Command {
 		Use:   "kubectl-flotilla",
 		Short: "Inspect and operate a Flotilla fleet from its hub cluster",
 		Long: "Inspect and operate a Flotilla fleet from its hub cluster: why a placement is (not) on a\n" +
-			"cluster, its status as a tree, the fleet at a glance, approvals of staged update runs, and\n" +
-			"cordon/uncordon/drain of member clusters, a kubeconfig that reaches a member through the hub.\n" +
-			"-n selects ResourcePlacements in a namespace.",
+			"cluster, which placement put an object on a member, its status as a tree, the fleet at a\n" +
+			"glance, approvals of staged update runs, cordon/uncordon/drain of member clusters, a web\n" +
+			"console, and a kubeconfig that reaches a member through the hub. -n selects\n" +
+			"ResourcePlacements in a namespace.",
 		Annotations:   map[string]string{cobra.CommandDisplayNameAnnotation: "kubectl flotilla"},
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -51,6 +52,7 @@ func NewCommand() *cobra.Command {
 	cmd.AddCommand(
 		newStatusCommand(cfg),
 		newWhyCommand(cfg),
+		newWhoPlacedCommand(cfg),
 		newClustersCommand(cfg),
 		newApproveCommand(cfg),
 		NewCordonCommand(cfg),

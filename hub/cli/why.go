@@ -218,7 +218,10 @@ func (w *why) writeScores(out io.Writer) {
 		fmt.Fprintln(out, "  not scored: only clusters that pass every filter are scored.")
 		return
 	}
-	aff, top := scoreValues(d.ClusterScore)
+	aff, top, pref := scoreValues(d.ClusterScore)
+	if d.ClusterScore.PreferenceScore != nil {
+		fmt.Fprintf(out, "  preference score %d: the rank of its group in clusterPreferences (the first of n groups scores n); it outweighs the others.\n", pref)
+	}
 	fmt.Fprintf(out, "  affinity score %d: the sum of the weights of the preferred affinity terms it meets.\n", aff)
 	fmt.Fprintf(out, "  topology spread score %d: 0 is best; a crowded topology domain scores below 0.\n", top)
 	scored := 0
@@ -228,8 +231,8 @@ func (w *why) writeScores(out io.Writer) {
 			continue
 		}
 		scored++
-		oa, ot := scoreValues(o.ClusterScore)
-		if ot > top || (ot == top && oa > aff) {
+		oa, ot, op := scoreValues(o.ClusterScore)
+		if op > pref || (op == pref && (ot > top || (ot == top && oa > aff))) {
 			rank++
 		}
 	}
@@ -238,22 +241,30 @@ func (w *why) writeScores(out io.Writer) {
 		kind = w.policy.PlacementType
 	}
 	if kind == placementv1beta1.PickN && w.policy.NumberOfClusters != nil {
-		fmt.Fprintf(out, "  It ranks %s of %d scored clusters (topology spread first, then affinity); the policy asks for %d.\n",
-			ordinal(rank), scored, *w.policy.NumberOfClusters)
+		order := "topology spread first, then affinity"
+		if d.ClusterScore.PreferenceScore != nil {
+			order = "preference first, then topology spread, then affinity"
+		}
+		fmt.Fprintf(out, "  It ranks %s of %d scored clusters (%s); the policy asks for %d.\n",
+			ordinal(rank), scored, order, *w.policy.NumberOfClusters)
 	} else {
 		fmt.Fprintf(out, "  %s does not rank clusters: the scores only show how well the cluster fits.\n", kind)
 	}
 }
 
-func scoreValues(s *placementv1beta1.ClusterScore) (int32, int32) {
-	var aff, top int32
+// scoreValues returns the affinity, topology spread and preference scores, 0
+// for those absent.
+func scoreValues(s *placementv1beta1.ClusterScore) (aff, top, pref int32) {
 	if s.AffinityScore != nil {
 		aff = *s.AffinityScore
 	}
 	if s.TopologySpreadScore != nil {
 		top = *s.TopologySpreadScore
 	}
-	return aff, top
+	if s.PreferenceScore != nil {
+		pref = *s.PreferenceScore
+	}
+	return aff, top, pref
 }
 
 func ordinal(n int) string {

@@ -68,6 +68,10 @@ type Reconciler struct {
 	// Recorder reports, as Warning Events on the placement, an override or an
 	// envelope that stops resources from reaching a cluster. Optional.
 	Recorder events.EventRecorder
+	// HubName is put in the provenance annotation placement.flotilla.io/hub of
+	// every manifest; "" leaves that annotation out. The hub sets it from
+	// --hub-name.
+	HubName string
 }
 
 // ownedConditions are the binding conditions the work generator writes.
@@ -185,8 +189,8 @@ func (r *Reconciler) addFinalizer(ctx context.Context, s *scope) error {
 }
 
 // renderWork loads what the binding's Work holds: the snapshot's resources of
-// the binding's scheduling group, envelopes unwrapped and the binding's
-// overrides applied for its cluster. A failure is the status's (planStatus), not
+// the binding's scheduling group, envelopes unwrapped, the binding's overrides
+// applied for its cluster and the provenance annotations stamped. A failure is the status's (planStatus), not
 // the phase's.
 func (r *Reconciler) renderWork(ctx context.Context, s *scope) error {
 	b := s.status.binding
@@ -219,7 +223,8 @@ func (r *Reconciler) renderWork(ctx context.Context, s *scope) error {
 		if err != nil {
 			return err
 		}
-		s.work = workSpec{binding: b, placement: crp, manifests: out.manifests}
+		stamped := stampProvenance(out.manifests, provenance{hub: r.HubName, placement: key, resourceIndex: set.Index()})
+		s.work = workSpec{binding: b, placement: crp, manifests: stamped}
 		s.status.overrides = out.applied
 		return nil
 	}()

@@ -120,8 +120,8 @@ type ClusterDecision struct {
 	Location string `json:"location,omitempty"`
 }
 
-// ClusterScore is the score of a cluster; clusters are ranked by topology spread score
-// first, then by affinity score.
+// ClusterScore is the score of a cluster; clusters are ranked by preference score
+// first (clusterPreferences), then by topology spread score, then by affinity score.
 type ClusterScore struct {
 	// AffinityScore is the sum of the weights of the preferred affinity terms the
 	// cluster meets.
@@ -132,6 +132,13 @@ type ClusterScore struct {
 	// constraints; higher is better.
 	// +optional
 	TopologySpreadScore *int32 `json:"topologySpreadScore,omitempty"`
+
+	// PreferenceScore is the rank of the cluster's group in the policy's
+	// clusterPreferences: the number of groups for the first group, one less for
+	// the next, and so on. It outweighs the other scores. Absent when the policy
+	// has no clusterPreferences.
+	// +optional
+	PreferenceScore *int32 `json:"preferenceScore,omitempty"`
 }
 
 // GetPolicySnapshotSpec returns the snapshot's spec.

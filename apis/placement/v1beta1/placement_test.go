@@ -18,6 +18,7 @@ package v1beta1_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -389,6 +390,32 @@ func TestPlacementValidation(t *testing.T) {
 				p.TopologySpreadConstraints = []placementv1beta1.TopologySpreadConstraint{{TopologyKey: "zone", MaxSkew: ptr.To[int32](0)}}
 			})),
 			wantRefusal: "spec.policy.topologySpreadConstraints[0].maxSkew in body should be greater than or equal to 1",
+		},
+		{
+			name: "ordered cluster preferences on a PickN placement are accepted, an empty selector last",
+			spec: spec(with(pickN(1), func(p *placementv1beta1.PlacementPolicy) {
+				p.ClusterPreferences = []placementv1beta1.ClusterPreference{
+					{LabelSelector: metav1.LabelSelector{MatchLabels: map[string]string{"tier": "primary"}}},
+					{LabelSelector: metav1.LabelSelector{}},
+				}
+			})),
+		},
+		{
+			name: "cluster preferences on a PickAll placement are refused",
+			spec: spec(with(pickAll(), func(p *placementv1beta1.PlacementPolicy) {
+				p.ClusterPreferences = []placementv1beta1.ClusterPreference{{LabelSelector: metav1.LabelSelector{MatchLabels: map[string]string{"tier": "primary"}}}}
+			})),
+			wantRefusal: "clusterPreferences can only be set when placementType is PickN",
+		},
+		{
+			name: "more than 10 cluster preferences are refused",
+			spec: spec(with(pickN(1), func(p *placementv1beta1.PlacementPolicy) {
+				for i := range 11 {
+					p.ClusterPreferences = append(p.ClusterPreferences, placementv1beta1.ClusterPreference{
+						LabelSelector: metav1.LabelSelector{MatchLabels: map[string]string{"tier": fmt.Sprint(i)}}})
+				}
+			})),
+			wantRefusal: "spec.policy.clusterPreferences: Too many: 11: must have at most 10 items",
 		},
 		{
 			name: "a preferred cluster affinity weight of 101 is refused",

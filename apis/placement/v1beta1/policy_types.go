@@ -51,6 +51,7 @@ const (
 // +kubebuilder:validation:XValidation:rule="!has(self.locationSelectors) || size(self.locationSelectors) == 0 || !has(self.placementType) || self.placementType != 'PickFixed'",message="locationSelectors cannot be set when placementType is PickFixed",fieldPath=".locationSelectors"
 // +kubebuilder:validation:XValidation:rule="!has(self.topologySpreadConstraints) || size(self.topologySpreadConstraints) == 0 || (has(self.placementType) && self.placementType == 'PickN')",message="topologySpreadConstraints can only be set when placementType is PickN",fieldPath=".topologySpreadConstraints"
 // +kubebuilder:validation:XValidation:rule="!has(self.unavailableEvictionSeconds) || (has(self.placementType) && self.placementType == 'PickN')",message="unavailableEvictionSeconds can only be set when placementType is PickN",fieldPath=".unavailableEvictionSeconds"
+// +kubebuilder:validation:XValidation:rule="!has(self.clusterPreferences) || size(self.clusterPreferences) == 0 || (has(self.placementType) && self.placementType == 'PickN')",message="clusterPreferences can only be set when placementType is PickN",fieldPath=".clusterPreferences"
 type PlacementPolicy struct {
 	// PlacementType is how clusters are picked. It cannot be changed after the
 	// placement is created.
@@ -99,6 +100,23 @@ type PlacementPolicy struct {
 	// +optional
 	Tolerations []Toleration `json:"tolerations,omitempty"`
 
+	// ClusterPreferences are groups of clusters in order of preference, the most
+	// preferred first, for placementType PickN only. A cluster belongs to the
+	// first group whose labelSelector it matches; a cluster in no group is not
+	// picked. The placement fills its numberOfClusters from the first group and
+	// goes to the next group only for the clusters an earlier group cannot
+	// provide (too few clusters, or clusters that are not eligible, tainted or
+	// filtered out by the rest of the policy); the group's rank outweighs
+	// affinity and topology spread scores, which order clusters within a group.
+	// Scaling down removes clusters of the least preferred group first. A
+	// placement stays on the clusters it is on: when a more preferred cluster
+	// returns, it does not move back by itself. At most 10 groups; an empty
+	// labelSelector ({}) matches every cluster, so it belongs last, as a
+	// catch-all.
+	// +kubebuilder:validation:MaxItems=10
+	// +optional
+	ClusterPreferences []ClusterPreference `json:"clusterPreferences,omitempty"`
+
 	// UnavailableEvictionSeconds opts a PickN placement into availability-driven
 	// eviction: when its resources on a cluster stay not Available this long while
 	// the cluster itself is connected and healthy (for example a Deployment that
@@ -108,6 +126,13 @@ type PlacementPolicy struct {
 	// +kubebuilder:validation:Maximum=2592000
 	// +optional
 	UnavailableEvictionSeconds *int32 `json:"unavailableEvictionSeconds,omitempty"`
+}
+
+// ClusterPreference is one group of clusters of PlacementPolicy.ClusterPreferences.
+type ClusterPreference struct {
+	// LabelSelector selects the clusters of the group by their labels.
+	// +required
+	LabelSelector metav1.LabelSelector `json:"labelSelector"`
 }
 
 // Affinity is the set of cluster and placement affinity rules of a placement.

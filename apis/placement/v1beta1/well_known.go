@@ -98,3 +98,29 @@ const (
 // the Work goes. The hub sets it on the Namespace a ResourcePlacement brings to its
 // members, which other placements or the member itself may use too.
 const AnnotationCreateOnly = "placement.flotilla.io/create-only"
+
+// Provenance annotations: every object the agent applies carries them, so that
+// on a member cluster an object says where it came from. The work generator puts
+// the first three on each manifest of a Work; the agent adds AnnotationWork.
+// Neither a drift nor a difference: the agent leaves them out of comparisons.
+const (
+	// AnnotationHub names the hub (the fleet) that placed the object: the hub's
+	// --hub-name.
+	AnnotationHub = "placement.flotilla.io/hub"
+
+	// AnnotationPlacement names the placement that placed the object:
+	// "ClusterResourcePlacement/NAME" or "ResourcePlacement/NAMESPACE/NAME".
+	AnnotationPlacement = "placement.flotilla.io/placement"
+
+	// AnnotationResourceIndex holds the index of the resource snapshot the
+	// object was last applied from (the LabelResourceIndex of the snapshot).
+	AnnotationResourceIndex = "placement.flotilla.io/resource-index"
+
+	// AnnotationWork holds the name of the Work that applied the object (in the
+	// member's namespace on the hub). An object is deleted for a Work only while
+	// it still carries that Work's name here.
+	AnnotationWork = "placement.flotilla.io/work"
+)
+
+// ProvenanceAnnotations are the provenance annotations, in the order above.
+var ProvenanceAnnotations = []string{AnnotationHub, AnnotationPlacement, AnnotationResourceIndex, AnnotationWork}

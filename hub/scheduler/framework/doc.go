@@ -64,7 +64,8 @@ limitations under the License.
 //     selection-independent Score plugins score them once. Then clusters are picked
 //     one at a time: the selection-dependent plugins (those implementing Reserve,
 //     such as topology spread) filter and score the remaining candidates, the best
-//     total score wins (topology spread score first, then affinity score), and
+//     total score wins (preference score first — the rank of the cluster's group
+//     in clusterPreferences —, then topology spread score, then affinity score), and
 //     among equal best scores the cycle's Rand picks one at random (without Rand,
 //     the first by name). The pick is Reserved before the next one. A cluster is
 //     randomised once, when first picked; later cycles keep it.

@@ -17,12 +17,19 @@ limitations under the License.
 package framework
 
 import (
+	"cmp"
+
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
 )
 
 // ClusterScore is how good a cluster is for the placement. Clusters are ranked by
-// TopologySpreadScore first, then by AffinityScore; higher is better.
+// PreferenceScore first, then by TopologySpreadScore, then by AffinityScore;
+// higher is better.
 type ClusterScore struct {
+	// PreferenceScore is the rank of the cluster's group in the policy's
+	// clusterPreferences (k for the first of k groups, 1 for the last); 0 without
+	// clusterPreferences. Being compared first, it outweighs the other scores.
+	PreferenceScore int32
 	// TopologySpreadScore is how well picking the cluster keeps the topology spread
 	// constraints (0 is best; crowded domains score below 0).
 	TopologySpreadScore int32
@@ -34,27 +41,22 @@ type ClusterScore struct {
 // Add returns the sum of two scores.
 func (s ClusterScore) Add(o ClusterScore) ClusterScore {
 	return ClusterScore{
+		PreferenceScore:     s.PreferenceScore + o.PreferenceScore,
 		TopologySpreadScore: s.TopologySpreadScore + o.TopologySpreadScore,
 		AffinityScore:       s.AffinityScore + o.AffinityScore,
 	}
 }
 
-// Compare returns -1, 0 or 1 as s ranks below, equal to or above o: topology
-// spread score first, then affinity score.
+// Compare returns -1, 0 or 1 as s ranks below, equal to or above o: preference
+// score first, then topology spread score, then affinity score.
 func (s ClusterScore) Compare(o ClusterScore) int {
 	switch {
+	case s.PreferenceScore != o.PreferenceScore:
+		return cmp.Compare(s.PreferenceScore, o.PreferenceScore)
 	case s.TopologySpreadScore != o.TopologySpreadScore:
-		if s.TopologySpreadScore < o.TopologySpreadScore {
-			return -1
-		}
-		return 1
-	case s.AffinityScore != o.AffinityScore:
-		if s.AffinityScore < o.AffinityScore {
-			return -1
-		}
-		return 1
+		return cmp.Compare(s.TopologySpreadScore, o.TopologySpreadScore)
 	}
-	return 0
+	return cmp.Compare(s.AffinityScore, o.AffinityScore)
 }
 
 // apiScores converts scores to the API form in bulk: the returned values share two
@@ -67,16 +69,23 @@ type apiScores struct {
 func newAPIScores(n int) *apiScores {
 	return &apiScores{
 		scores: make([]placementv1beta1.ClusterScore, 0, n),
-		ints:   make([]int32, 0, 2*n),
+		ints:   make([]int32, 0, 3*n),
 	}
 }
 
+// convert returns the API form of a score; PreferenceScore is left out when 0
+// (the policy has no clusterPreferences: a cluster in none of them is not
+// scored).
 func (a *apiScores) convert(s ClusterScore) *placementv1beta1.ClusterScore {
-	a.ints = append(a.ints, s.AffinityScore, s.TopologySpreadScore)
+	a.ints = append(a.ints, s.AffinityScore, s.TopologySpreadScore, s.PreferenceScore)
 	n := len(a.ints)
-	a.scores = append(a.scores, placementv1beta1.ClusterScore{
-		AffinityScore:       &a.ints[n-2],
-		TopologySpreadScore: &a.ints[n-1],
-	})
+	out := placementv1beta1.ClusterScore{
+		AffinityScore:       &a.ints[n-3],
+		TopologySpreadScore: &a.ints[n-2],
+	}
+	if s.PreferenceScore != 0 {
+		out.PreferenceScore = &a.ints[n-1]
+	}
+	a.scores = append(a.scores, out)
 	return &a.scores[len(a.scores)-1]
 }

@@ -65,15 +65,19 @@ func TestStatusCodes(t *testing.T) {
 	}
 }
 
-func TestClusterScoreRanksTopologySpreadFirst(t *testing.T) {
+func TestClusterScoreRanksPreferenceThenTopologySpreadThenAffinity(t *testing.T) {
+	score := func(preference, spread, affinity int32) ClusterScore {
+		return ClusterScore{PreferenceScore: preference, TopologySpreadScore: spread, AffinityScore: affinity}
+	}
 	tests := []struct {
 		name string
 		a, b ClusterScore
 		want int
 	}{
-		{"equal scores", ClusterScore{1, 2}, ClusterScore{1, 2}, 0},
-		{"a better topology spread score wins over any affinity score", ClusterScore{0, -100}, ClusterScore{-1, 100}, 1},
-		{"with equal topology spread scores the affinity score decides", ClusterScore{-1, 5}, ClusterScore{-1, 6}, -1},
+		{"equal scores", score(0, 1, 2), score(0, 1, 2), 0},
+		{"a more preferred group wins over any topology spread and affinity score", score(2, -100, -100), score(1, 0, 100), 1},
+		{"a better topology spread score wins over any affinity score", score(0, 0, -100), score(0, -1, 100), 1},
+		{"with equal topology spread scores the affinity score decides", score(0, -1, 5), score(0, -1, 6), -1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -20,6 +20,7 @@ import (
 	"github.com/flotilla-io/flotilla/hub/scheduler/framework"
 	"github.com/flotilla-io/flotilla/hub/scheduler/plugins/clusteraffinity"
 	"github.com/flotilla-io/flotilla/hub/scheduler/plugins/clustereligibility"
+	"github.com/flotilla-io/flotilla/hub/scheduler/plugins/clusterpreferences"
 	"github.com/flotilla-io/flotilla/hub/scheduler/plugins/evicted"
 	"github.com/flotilla-io/flotilla/hub/scheduler/plugins/locations"
 	"github.com/flotilla-io/flotilla/hub/scheduler/plugins/placementaffinity"
@@ -38,9 +39,9 @@ func NewFramework(opts framework.Options) *framework.Framework {
 // Default returns the built-in plugins in the order they run. The order decides
 // which plugin a decision names when several would reject a cluster: an eviction
 // (the user's explicit word) comes first, then the policy's own criteria
-// (Location, cluster affinity, strict labels, placement affinity), then the
-// cluster's passing state (eligibility, taints), and topology spread, which
-// depends on the clusters picked, comes last.
+// (Location, cluster affinity, cluster preferences, strict labels, placement
+// affinity), then the cluster's passing state (eligibility, taints), and
+// topology spread, which depends on the clusters picked, comes last.
 func Default(opts framework.Options) []framework.Plugin {
 	opts = opts.WithDefaults()
 	return []framework.Plugin{
@@ -48,6 +49,7 @@ func Default(opts framework.Options) []framework.Plugin {
 		locations.New(opts.DisconnectedGracePeriod),
 		sameplacementantiaffinity.New(),
 		clusteraffinity.New(),
+		clusterpreferences.New(),
 		strictlabels.New(),
 		placementaffinity.New(),
 		clustereligibility.New(opts.DisconnectedGracePeriod),

@@ -26,7 +26,7 @@ import (
 
 func TestNewFrameworkRegistersTheDefaultPluginsInOrder(t *testing.T) {
 	want := []string{
-		"Evicted", "Locations", "SamePlacementAntiAffinity", "ClusterAffinity", "StrictLabels", "PlacementAffinity",
+		"Evicted", "Locations", "SamePlacementAntiAffinity", "ClusterAffinity", "ClusterPreferences", "StrictLabels", "PlacementAffinity",
 		"ClusterEligibility", "TaintToleration", "TopologySpread",
 	}
 	if diff := cmp.Diff(want, NewFramework(framework.Options{}).PluginNames()); diff != "" {

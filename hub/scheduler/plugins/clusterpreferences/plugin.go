@@ -1,0 +1,40 @@
+/*
+Copyright 2026 The Flotilla Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package clusterpreferences
+
+import (
+	"github.com/flotilla-io/flotilla/hub/scheduler/framework"
+)
+
+// Name is the plugin's name.
+const Name = "ClusterPreferences"
+
+// Plugin filters and ranks clusters by the policy's ordered cluster preferences.
+type Plugin struct{}
+
+var (
+	_ framework.PreFilterPlugin = &Plugin{}
+	_ framework.FilterPlugin    = &Plugin{}
+	_ framework.PreScorePlugin  = &Plugin{}
+	_ framework.ScorePlugin     = &Plugin{}
+)
+
+// New returns the plugin.
+func New() *Plugin { return &Plugin{} }
+
+// Name returns the plugin's name.
+func (p *Plugin) Name() string { return Name }
