@@ -224,7 +224,7 @@ func (r *Reconciler) renderWork(ctx context.Context, s *scope) error {
 			return err
 		}
 		stamped := stampProvenance(out.manifests, provenance{hub: r.HubName, placement: key, resourceIndex: set.Index()})
-		s.work = workSpec{binding: b, placement: crp, manifests: stamped}
+		s.work = workSpec{binding: b, placement: crp, manifests: stamped, unstamped: out.manifests}
 		s.status.overrides = out.applied
 		return nil
 	}()

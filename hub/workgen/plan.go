@@ -17,8 +17,11 @@ limitations under the License.
 package workgen
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -34,8 +37,11 @@ import (
 type workSpec struct {
 	binding   placementv1beta1.BindingObj
 	placement placementv1beta1.PlacementObj
-	// manifests are the rendered objects (envelopes unwrapped, overrides applied).
+	// manifests are the rendered objects (envelopes unwrapped, overrides
+	// applied), with the provenance annotations stamped.
 	manifests []placementv1beta1.Manifest
+	// unstamped are the same without the provenance annotations.
+	unstamped []placementv1beta1.Manifest
 }
 
 // fillWork makes work (as read, or new) the binding's Work: the placement's
@@ -65,7 +71,7 @@ func fillWork(work *placementv1beta1.Work, in workSpec, scheme *runtime.Scheme) 
 	if work.CreationTimestamp.IsZero() {
 		controllerutil.AddFinalizer(work, placementv1beta1.AppliedResourcesCleanupFinalizer)
 	}
-	work.Spec.Workload.Manifests = in.manifests
+	work.Spec.Workload.Manifests = manifestsFor(work, in)
 	work.Spec.ApplyStrategy = b.GetBindingSpec().ApplyStrategy.DeepCopy()
 	setAgentSpec(work, in.placement)
 	if b.GetNamespace() != "" {
@@ -74,6 +80,36 @@ func fillWork(work *placementv1beta1.Work, in workSpec, scheme *runtime.Scheme) 
 		return nil
 	}
 	return controllerutil.SetControllerReference(b, work, scheme)
+}
+
+// manifestsFor is what the Work holds: the stamped manifests, except that an
+// existing Work whose manifests are exactly the unstamped ones (a hub before
+// provenance wrote it, and its content has not changed since) keeps them as
+// they are. Upgrading the hub then re-sends no Work and rewrites no object on
+// any member; the Work gets its provenance with its next change.
+func manifestsFor(work *placementv1beta1.Work, in workSpec) []placementv1beta1.Manifest {
+	if !work.CreationTimestamp.IsZero() && in.unstamped != nil && sameManifests(work.Spec.Workload.Manifests, in.unstamped) {
+		return work.Spec.Workload.Manifests
+	}
+	return in.manifests
+}
+
+// sameManifests reports whether a and b hold the same objects, in order,
+// whatever the JSON's key order or spacing.
+func sameManifests(a, b []placementv1beta1.Manifest) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if bytes.Equal(a[i].Raw, b[i].Raw) {
+			continue
+		}
+		var x, y any
+		if json.Unmarshal(a[i].Raw, &x) != nil || json.Unmarshal(b[i].Raw, &y) != nil || !reflect.DeepEqual(x, y) {
+			return false
+		}
+	}
+	return true
 }
 
 // statusInput is what the binding's status is decided from.

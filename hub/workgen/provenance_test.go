@@ -17,9 +17,11 @@ limitations under the License.
 package workgen
 
 import (
+	"bytes"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
@@ -82,6 +84,41 @@ func TestStampProvenance(t *testing.T) {
 			got := stampProvenance([]placementv1beta1.Manifest{{RawExtension: runtime.RawExtension{Raw: []byte(tt.in)}}}, tt.p)
 			if diff := cmp.Diff(tt.want, string(got[0].Raw)); diff != "" {
 				t.Errorf("stampProvenance() (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestAWorkAHubBeforeProvenanceWroteIsKeptUntilItChanges(t *testing.T) {
+	m := func(raw string) []placementv1beta1.Manifest {
+		return []placementv1beta1.Manifest{{RawExtension: runtime.RawExtension{Raw: []byte(raw)}}}
+	}
+	plain := `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","namespace":"n"},"data":{"a":"1"}}`
+	reordered := `{"kind":"ConfigMap", "apiVersion":"v1","data":{"a":"1"},"metadata":{"namespace":"n","name":"c"}}`
+	p := provenance{hub: "fleet-a", placement: pipeline.PlacementKey{Name: "web"}, resourceIndex: "1"}
+	stamped := stampProvenance(m(plain), p)
+	stampedOld := stampProvenance(m(plain), provenance{hub: "fleet-a", placement: pipeline.PlacementKey{Name: "web"}, resourceIndex: "0"})
+	changed := `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","namespace":"n"},"data":{"a":"2"}}`
+	existing := func(ms []placementv1beta1.Manifest) *placementv1beta1.Work {
+		w := &placementv1beta1.Work{ObjectMeta: metav1.ObjectMeta{CreationTimestamp: metav1.Now()}}
+		w.Spec.Workload.Manifests = ms
+		return w
+	}
+	for _, tc := range []struct {
+		name string
+		work *placementv1beta1.Work
+		in   workSpec
+		want []placementv1beta1.Manifest
+	}{
+		{"a new Work gets provenance", &placementv1beta1.Work{}, workSpec{manifests: stamped, unstamped: m(plain)}, stamped},
+		{"a Work without provenance whose content is unchanged is kept as it is", existing(m(reordered)), workSpec{manifests: stamped, unstamped: m(plain)}, m(reordered)},
+		{"a Work without provenance whose content changed gets provenance", existing(m(plain)), workSpec{manifests: stampProvenance(m(changed), p), unstamped: m(changed)}, stampProvenance(m(changed), p)},
+		{"a Work with provenance of an older index gets the new index", existing(stampedOld), workSpec{manifests: stamped, unstamped: m(plain)}, stamped},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := manifestsFor(tc.work, tc.in)
+			if !sameManifests(got, tc.want) || !bytes.Equal(got[0].Raw, tc.want[0].Raw) {
+				t.Errorf("manifestsFor = %s, want %s", got[0].Raw, tc.want[0].Raw)
 			}
 		})
 	}
