@@ -135,7 +135,12 @@ func decideCell(ps *placementv1beta1.PerClusterPlacementStatus, gen int64, conne
 		if c.ObservedGeneration != 0 && c.ObservedGeneration < gen {
 			return cellProgressing, fmt.Sprintf("Available for generation %d; generation %d not yet reported", c.ObservedGeneration, gen)
 		}
-		return cellAvailable, conditionSentence(c)
+		// The message alone: the state says Available, and a cell of a
+		// large matrix should not cost a new string.
+		if c.Message == "" {
+			return cellAvailable, "available"
+		}
+		return cellAvailable, c.Message
 	}
 	for _, t := range placementv1beta1.PerClusterConditionTypes() {
 		c := findCondition(ps.Conditions, t)

@@ -65,7 +65,7 @@ func TestDecideCell(t *testing.T) {
 	}{
 		{"a cluster the placement has no entry for is not selected", nil, true, cellNotSelected, "not selected"},
 		{"a disconnected cluster says so whatever it last reported", pstatus(allTrue(2)...), false, cellDisconnected, "the cluster's agent is disconnected: its last report may be out of date"},
-		{"every condition True for the generation is Available", pstatus(allTrue(2)...), true, cellAvailable, "Available True (RAvailable)"},
+		{"every condition True for the generation is Available", pstatus(allTrue(2)...), true, cellAvailable, "available"},
 		{"Available for an older generation is still progressing", pstatus(append(allTrue(2)[:5], pcond(placementv1beta1.ConditionAvailable, metav1.ConditionTrue, 1))...), true, cellProgressing, "Available for generation 1; generation 2 not yet reported"},
 		{"a False Applied fails the cell", pstatus(pcond(placementv1beta1.ConditionScheduled, metav1.ConditionTrue, 2), pcond(placementv1beta1.ConditionApplied, metav1.ConditionFalse, 2)), true, cellFailed, "Applied False (RApplied)"},
 		{"a failed manifest fails the cell and names the manifest", failedManifest, true, cellFailed, "apps/v1 Deployment a/web failed: Applied False (ApplyFailed): bad replicas"},

@@ -164,6 +164,14 @@ func (s *console) render(w http.ResponseWriter, status int, name string, title s
 
 func (s *console) renderTemplate(w http.ResponseWriter, status int, pageName, tmpl string, data any) {
 	var buf bytes.Buffer
+	if fl, ok := data.(page); ok {
+		if f, ok := fl.Data.(fleet); ok {
+			// About 100 bytes a cell: grow once rather than by doubling.
+			buf.Grow(4096 + 100*len(f.Matrix.Rows)*len(f.Matrix.Clusters))
+		}
+	} else if f, ok := data.(fleet); ok {
+		buf.Grow(4096 + 100*len(f.Matrix.Rows)*len(f.Matrix.Clusters))
+	}
 	if err := s.pages[pageName].ExecuteTemplate(&buf, tmpl, data); err != nil {
 		http.Error(w, "console: "+err.Error(), http.StatusInternalServerError)
 		return
