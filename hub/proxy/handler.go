@@ -323,7 +323,7 @@ func (r responder) Error(w http.ResponseWriter, req *http.Request, err error) {
 	case errors.Is(err, tunnelserver.ErrNotConnected):
 		apiproxy.WriteStatus(w, apierrors.NewServiceUnavailable(rootCause(err)))
 	case errors.Is(err, tunnel.ErrAPIProxyUnavailable):
-		apiproxy.WriteStatus(w, &apierrors.StatusError{ErrStatus: metav1.Status{Code: http.StatusBadGateway, Reason: reasonBadGateway, Message: rootCause(err)}})
+		apiproxy.WriteStatus(w, &apierrors.StatusError{ErrStatus: metav1.Status{Code: http.StatusBadGateway, Reason: statusReasonBadGateway, Message: rootCause(err)}})
 	case errors.Is(req.Context().Err(), context.DeadlineExceeded):
 		apiproxy.WriteStatus(w, apierrors.NewTimeoutError(fmt.Sprintf("the request to member %q did not finish in time (--proxy-request-timeout)", r.member), 0))
 	default:
@@ -331,9 +331,9 @@ func (r responder) Error(w http.ResponseWriter, req *http.Request, err error) {
 	}
 }
 
-// reasonBadGateway is the Status reason of a member whose agent does not
-// serve the proxy.
-const reasonBadGateway metav1.StatusReason = "BadGateway"
+// statusReasonBadGateway is the reason of the HTTP Status (not a condition
+// reason) a member whose agent does not serve the proxy gets.
+const statusReasonBadGateway metav1.StatusReason = "BadGateway"
 
 // rootCause is err's text without the layers net/http adds.
 func rootCause(err error) string {
