@@ -61,23 +61,47 @@ func TestLargeSelectionIsSplitAcrossSnapshotsOfOneIndex(t *testing.T) {
 	if err := c.Create(ctx, crp); err != nil {
 		t.Fatal(err)
 	}
+	// The hub's cache may not show every ConfigMap at the placement's first
+	// reconcile, so an earlier index may hold part of the selection; the
+	// latest set holds all of it in two snapshots, and every set is whole: as
+	// many snapshots of its index as its master counts.
 	testenv.Eventually(t, 30*time.Second, func() error {
 		list := &placementv1beta1.ClusterResourceSnapshotList{}
-		if err := c.List(ctx, list, client.MatchingLabels{placementv1beta1.LabelPlacementName: "large", placementv1beta1.LabelResourceIndex: "0"}); err != nil {
+		if err := c.List(ctx, list, client.MatchingLabels{placementv1beta1.LabelPlacementName: "large"}); err != nil {
 			return err
 		}
-		if len(list.Items) != 2 {
-			return fmt.Errorf("%d snapshots of index 0, want 2", len(list.Items))
-		}
+		byIndex := map[string][]placementv1beta1.ClusterResourceSnapshot{}
+		latest := ""
 		for _, s := range list.Items {
-			_, sub := s.Annotations[placementv1beta1.AnnotationSubindexOfResourceSnapshot]
-			switch {
-			case s.Name == "large-0-snapshot" && (sub || s.Annotations[placementv1beta1.AnnotationNumberOfResourceSnapshots] != "2"):
-				return fmt.Errorf("master %s has annotations %v", s.Name, s.Annotations)
-			case s.Name == "large-0-1" && s.Annotations[placementv1beta1.AnnotationSubindexOfResourceSnapshot] != "1":
-				return fmt.Errorf("part %s has annotations %v", s.Name, s.Annotations)
-			case s.Name != "large-0-snapshot" && s.Name != "large-0-1":
-				return fmt.Errorf("unexpected snapshot %s", s.Name)
+			idx := s.Labels[placementv1beta1.LabelResourceIndex]
+			byIndex[idx] = append(byIndex[idx], s)
+			if s.Labels[placementv1beta1.LabelIsLatestSnapshot] == "true" {
+				latest = idx
+			}
+		}
+		if latest == "" {
+			return fmt.Errorf("no latest snapshot among %d", len(list.Items))
+		}
+		for idx, set := range byIndex {
+			master, parts := "", 0
+			for _, s := range set {
+				if _, sub := s.Annotations[placementv1beta1.AnnotationSubindexOfResourceSnapshot]; sub {
+					parts++
+					continue
+				}
+				master = s.Annotations[placementv1beta1.AnnotationNumberOfResourceSnapshots]
+			}
+			if master != fmt.Sprint(parts+1) {
+				return fmt.Errorf("index %s: the master counts %q snapshots, and there are %d", idx, master, parts+1)
+			}
+			if idx == latest && parts != 1 {
+				return fmt.Errorf("the latest index %s has %d snapshots, want 2", idx, parts+1)
+			}
+		}
+		want := map[string]bool{"large-" + latest + "-snapshot": true, "large-" + latest + "-1": true}
+		for _, s := range byIndex[latest] {
+			if !want[s.Name] {
+				return fmt.Errorf("unexpected snapshot %s of the latest index %s", s.Name, latest)
 			}
 		}
 		return nil

@@ -24,6 +24,7 @@ import (
 
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	kerrors "k8s.io/apimachinery/pkg/util/errors"
@@ -70,6 +71,11 @@ type Reconciler struct {
 	// changedAt remembers, per placement, when this process last created a
 	// snapshot for it, for flotilla_placement_available_seconds.
 	changedAt sync.Map
+	// created remembers the newest snapshot indexes this process created per
+	// placement (snapshotKey → int), so that a reconcile whose cached list
+	// does not show them yet waits for the cache instead of writing a second
+	// set under an index already taken (snapshot.go, cacheBehind).
+	created sync.Map
 }
 
 // scope carries what the phases of one reconcile learn.
@@ -92,6 +98,9 @@ type scope struct {
 	policySnapshot placementv1beta1.PolicySnapshotObj
 	// resourceSnapshot is the latest resource snapshot (set by ensureResourceSnapshot).
 	resourceSnapshot placementv1beta1.ResourceSnapshotObj
+	// cacheBehind is set when the cache does not show a snapshot this process
+	// created yet: the reconcile stops, writes no status, and comes back.
+	cacheBehind bool
 }
 
 // Reconcile drives one placement.
@@ -99,6 +108,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (_ ct
 	key := pipeline.KeyFromRequest(req)
 	crp, err := pipeline.GetPlacement(ctx, r.Client, key)
 	if err != nil {
+		if apierrors.IsNotFound(err) {
+			r.forgetCreated(key)
+		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if !crp.GetDeletionTimestamp().IsZero() {
@@ -112,16 +124,25 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (_ ct
 	s := &scope{key: key, placement: crp}
 	before := crp.DeepCopyObject().(placementv1beta1.PlacementObj)
 	defer func() {
+		if s.cacheBehind {
+			return
+		}
 		if err := r.updateStatus(ctx, s, before); err != nil {
 			reterr = kerrors.NewAggregate([]error{reterr, err})
 		}
 	}()
-	return ctrl.Result{}, pipeline.RunPhases(ctx, s, nil,
+	err = pipeline.RunPhases(ctx, s, func(s *scope) bool { return s.cacheBehind },
 		pipeline.Phase[scope]{Name: "select the resources", Run: r.selectResources},
 		pipeline.Phase[scope]{Name: "resolve conflicts", Run: r.resolveConflicts},
 		pipeline.Phase[scope]{Name: "write the policy snapshot", Run: r.ensurePolicySnapshot},
 		pipeline.Phase[scope]{Name: "write the resource snapshot", Run: r.ensureResourceSnapshot},
 	)
+	if err == nil && s.cacheBehind {
+		// Snapshots are not watched here: look again once the cache has had
+		// time to catch up.
+		return ctrl.Result{RequeueAfter: cacheBehindRetry}, nil
+	}
+	return ctrl.Result{}, err
 }
 
 // selectResources picks the hub objects; a selection error is a user error
@@ -179,6 +200,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, key pipeline.Placement
 		return ctrl.Result{}, err
 	}
 	r.changedAt.Delete(key)
+	r.forgetCreated(key)
 	return ctrl.Result{}, nil
 }
 

@@ -24,6 +24,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -39,6 +40,45 @@ import (
 
 // maxSnapshotBytes keeps a resource snapshot well under etcd's object size limit.
 const maxSnapshotBytes = 1_000_000
+
+// cacheBehindRetry is how soon a reconcile that found the cache behind what
+// this process created looks again.
+const cacheBehindRetry = 200 * time.Millisecond
+
+// snapshotKind tells the two kinds of snapshot apart in Reconciler.created.
+type snapshotKind int
+
+const (
+	policySnapshots snapshotKind = iota
+	resourceSnapshots
+)
+
+type snapshotKey struct {
+	placement pipeline.PlacementKey
+	kind      snapshotKind
+}
+
+// cacheBehind reports whether this process created a snapshot of kind for
+// the placement at a newer index than latestIndex, the newest its cached
+// list shows. Deciding on such a list would give a new set the index of the
+// one just created: its parts would be written beside that set's master
+// (parts go first) and the master's creation would fail, leaving an index
+// whose parts disagree with its master.
+func (r *Reconciler) cacheBehind(key pipeline.PlacementKey, kind snapshotKind, latestIndex int) bool {
+	v, ok := r.created.Load(snapshotKey{key, kind})
+	return ok && v.(int) > latestIndex
+}
+
+// recordCreated remembers that this process created index idx.
+func (r *Reconciler) recordCreated(key pipeline.PlacementKey, kind snapshotKind, idx int) {
+	r.created.Store(snapshotKey{key, kind}, idx)
+}
+
+// forgetCreated drops what recordCreated remembered of a placement that is gone.
+func (r *Reconciler) forgetCreated(key pipeline.PlacementKey) {
+	r.created.Delete(snapshotKey{key, policySnapshots})
+	r.created.Delete(snapshotKey{key, resourceSnapshots})
+}
 
 // hashOf returns the hex sha256 of v's JSON.
 func hashOf(v any) (string, error) {
@@ -76,10 +116,13 @@ func (r *Reconciler) ensurePolicySnapshot(ctx context.Context, s *scope) error {
 	}
 	latestIndex := -1
 	for _, snap := range list {
-		idx := snapshotIndex(snap, placementv1beta1.LabelPolicyIndex)
-		if idx > latestIndex {
-			latestIndex = idx
-		}
+		latestIndex = max(latestIndex, snapshotIndex(snap, placementv1beta1.LabelPolicyIndex))
+	}
+	if r.cacheBehind(s.key, policySnapshots, latestIndex) {
+		s.cacheBehind = true
+		return nil
+	}
+	for _, snap := range list {
 		if snap.GetLabels()[placementv1beta1.LabelIsLatestSnapshot] != "true" {
 			continue
 		}
@@ -122,6 +165,7 @@ func (r *Reconciler) ensurePolicySnapshot(ctx context.Context, s *scope) error {
 	if err := r.Client.Create(ctx, snap, client.FieldOwner(pipeline.ManagerPlacement)); err != nil {
 		return fmt.Errorf("failed to create policy snapshot %s: %w", snap.GetName(), err)
 	}
+	r.recordCreated(s.key, policySnapshots, idx)
 	s.policySnapshot = snap
 	r.changed(s.key)
 	return r.prunePolicySnapshots(ctx, s, append(list, snap))
@@ -209,10 +253,13 @@ func (r *Reconciler) ensureResourceSnapshot(ctx context.Context, s *scope) error
 	}
 	latestIndex := -1
 	for _, snap := range list {
-		idx := snapshotIndex(snap, placementv1beta1.LabelResourceIndex)
-		if idx > latestIndex {
-			latestIndex = idx
-		}
+		latestIndex = max(latestIndex, snapshotIndex(snap, placementv1beta1.LabelResourceIndex))
+	}
+	if r.cacheBehind(s.key, resourceSnapshots, latestIndex) {
+		s.cacheBehind = true
+		return nil
+	}
+	for _, snap := range list {
 		if snap.GetLabels()[placementv1beta1.LabelIsLatestSnapshot] != "true" {
 			continue
 		}
@@ -271,6 +318,7 @@ func (r *Reconciler) ensureResourceSnapshot(ctx context.Context, s *scope) error
 			s.resourceSnapshot = snap
 		}
 	}
+	r.recordCreated(s.key, resourceSnapshots, idx)
 	r.changed(s.key)
 	r.Recorder.Eventf(crp, s.resourceSnapshot, corev1.EventTypeNormal, "ResourceSnapshotCreated", "Snapshot",
 		"Selected resources changed: created snapshot %s (index %d, %d objects in %d snapshots)", s.resourceSnapshot.GetName(), idx, len(contents), len(parts))
