@@ -257,6 +257,11 @@ func (r *Reconciler) writeWork(ctx context.Context, s *scope) error {
 		}
 	}
 	switch {
+	case apierrors.IsAlreadyExists(err):
+		// The cache did not show the Work yet (one this controller just
+		// created): nothing is wrong that the binding's status should say;
+		// the reconcile is retried once the cache has it.
+		return fmt.Errorf("the cache does not show Work %s/%s yet: %w", ns, work.Name, err)
 	case apierrors.IsNotFound(err):
 		s.status.err = fmt.Errorf("namespace %s does not exist: has member %s joined?", ns, b.GetBindingSpec().TargetCluster)
 	case err != nil:
