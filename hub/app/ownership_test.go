@@ -395,7 +395,11 @@ func startRecordedHub(t *testing.T, rec *ownershipRecorder, addr string) {
 	// Long enough for membership to release a leaving member's Work first
 	// (it looks again every 2s), short enough for the step that waits for it.
 	opts.WorkCleanupTimeout = 6 * time.Second
-	opts.ReplicaLeaseDuration = 3 * time.Second
+	// The leader sweeps every third of it (3s here); the swept member's replica
+	// has no Lease at all, so it is swept at the first look. This replica's own
+	// Lease must not run out on a loaded machine (a 3s Lease did, and swept
+	// the test's live members).
+	opts.ReplicaLeaseDuration = 9 * time.Second
 	// A taint no toleration matches evicts at once.
 	opts.DefaultToleration = 0
 	if err := opts.Validate(); err != nil {
