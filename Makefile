@@ -9,6 +9,13 @@ SHELL := /usr/bin/env bash -o pipefail
 .DEFAULT_GOAL := help
 
 GO ?= go
+# Every Go build and test here is static and without local paths, as the
+# released binaries, the kind node image's parts and the cached tools are, so
+# one set of compiled packages serves them all: a fresh machine compiles each
+# shared library once, not once per set of flags. (The race detector needs
+# cgo: `make unit CGO_ENABLED=1 GO_TEST_FLAGS=-race`.)
+export CGO_ENABLED ?= 0
+export GOFLAGS := $(strip $(filter-out -trimpath,$(GOFLAGS)) -trimpath)
 # Versions come from the pinning go.mod files so that there is one place to change them.
 # modversion reads a module's version from a go.mod, in either require form.
 modversion = $(shell awk '$$1=="$(2)"{print $$2; exit} $$1=="require" && $$2=="$(2)"{print $$3; exit}' $(1))
@@ -135,16 +142,20 @@ lint: $(GOLANGCI_LINT) ## golangci-lint with .golangci.yml over every package (a
 
 .PHONY: unit
 unit: tools ## Unit and envtest tests.
-	$(GO) test $(GO_TEST_FLAGS) ./apis/... ./pkg/... ./hub/... ./agent/... ./tools/...
+	hack/gotest.sh unit $(GO) test $(GO_TEST_FLAGS) ./apis/... ./pkg/... ./hub/... ./agent/... ./tools/...
 
 .PHONY: e2e
 e2e: tools build browser ## End-to-end tests on a local kwok fleet (the console's in headless Chromium; screenshots in bin/e2e-artifacts).
-	$(GO) test $(GO_TEST_FLAGS) -count=1 -timeout $(E2E_TIMEOUT) -v ./e2e/...
+	hack/gotest.sh e2e $(GO) test $(GO_TEST_FLAGS) -count=1 -timeout $(E2E_TIMEOUT) -v ./e2e/...
 
 .PHONY: e2e-skew
 e2e-skew: tools ## Version skew and upgrade tests: hack/skew-base (N-1, built from git once, cached) against this tree on a 2-member kwok fleet.
 	$(GO) vet -tags skew ./e2e/skew/
-	$(GO) test -tags skew $(GO_TEST_FLAGS) -count=1 -timeout $(E2E_TIMEOUT) -v ./e2e/skew/
+	hack/gotest.sh e2e-skew $(GO) test -tags skew $(GO_TEST_FLAGS) -count=1 -timeout $(E2E_TIMEOUT) -v ./e2e/skew/
+
+.PHONY: skew-base
+skew-base: ## Build (once, cached by commit) the N-1 hub and agent the skew suite runs, without a fleet.
+	FLOTILLA_SKEW_BUILD_ONLY=1 $(GO) test -tags skew -count=1 -timeout 30m ./e2e/skew/
 
 # Every fuzz target, as package:Target; `make fuzz` runs each for FUZZ_TIME.
 FUZZ_TARGETS ?= ./pkg/tunnel:FuzzDecodeFrame ./pkg/tunnel:FuzzSession ./pkg/tunnel:FuzzAPIProxyOpen
@@ -169,7 +180,7 @@ fleetsim: tools ## Simulate FLEETSIM_MEMBERS members against a real hub and repo
 
 .PHONY: fleetsim-smoke
 fleetsim-smoke: tools ## A one-minute fleetsim run (5 members, a kill, a bad member, a hub restart) with assertions; part of `make test`.
-	$(GO) test -tags fleetsim -count=1 -timeout 10m -v ./tools/fleetsim/
+	hack/gotest.sh fleetsim-smoke $(GO) test -tags fleetsim -count=1 -timeout 10m -v ./tools/fleetsim/
 
 .PHONY: test
 test: tools verify unit fuzz fleetsim-smoke ## Everything CI runs: verify, unit, envtest, a short fuzz run, the fleetsim smoke run, e2e on kwok (the kind node image built beside it), the version skew and upgrade suite and the kind smoke suite.
@@ -234,9 +245,9 @@ node-image: podman ## Build the kind node image from source into podman (each pa
 
 .PHONY: e2e-kind
 e2e-kind: tools build node-image ## The end-to-end suites on a kind fleet (podman, the node image built here).
-	FLOTILLA_E2E_PROVIDER=kind $(GO) test $(GO_TEST_FLAGS) -count=1 -timeout $(E2E_TIMEOUT) -v ./e2e/
+	FLOTILLA_E2E_PROVIDER=kind hack/gotest.sh e2e-kind $(GO) test $(GO_TEST_FLAGS) -count=1 -timeout $(E2E_TIMEOUT) -v ./e2e/
 
 .PHONY: e2e-kind-smoke
 e2e-kind-smoke: tools node-image ## The kind smoke suite CI runs: the hub installed with its chart (charts/flotilla-hub) + 1 member joined with --install.
 	$(GO) vet -tags kind ./e2e/kindsmoke/
-	$(GO) test -tags kind -count=1 -timeout $(E2E_TIMEOUT) -v ./e2e/kindsmoke/
+	hack/gotest.sh e2e-kind-smoke $(GO) test -tags kind -count=1 -timeout $(E2E_TIMEOUT) -v ./e2e/kindsmoke/

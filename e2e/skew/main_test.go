@@ -48,6 +48,10 @@ var (
 
 var members = []string{"member-1", "member-2"}
 
+// buildOnlyEnv, when set, makes the suite build its binaries and stop: `make
+// skew-base` uses it to build the base beside the kwok e2e suite.
+const buildOnlyEnv = "FLOTILLA_SKEW_BUILD_ONLY"
+
 func TestMain(m *testing.M) {
 	os.Exit(runSuite(m))
 }
@@ -73,6 +77,11 @@ func runSuite(m *testing.M) int {
 	start := time.Now()
 	if base, err = buildBase(ctx, root, commit, framework.Logf); err != nil {
 		return fail(fmt.Errorf("failed to build the base %s: %w", commit, err))
+	}
+	if os.Getenv(buildOnlyEnv) != "" {
+		// make skew-base: build (and cache) the base only; no fleet, no tests.
+		_ = os.RemoveAll(dir)
+		return 0
 	}
 	if current, err = buildCurrent(ctx, root, filepath.Join(dir, "current"), currentVersion, "./hub", "./agent"); err != nil {
 		return fail(err)
