@@ -62,7 +62,10 @@ type Options struct {
 	// LeaderElect makes the controllers run in one replica at a time. The tunnel
 	// server runs in every replica regardless. Default: true.
 	LeaderElect bool
-	// LeaderElectionLeaseDuration is how long a leader's lease lasts. Default: 15s.
+	// LeaderElectionLeaseDuration is how long a leader's lease lasts; the
+	// leader renews it every third of it, and a standby takes over within it
+	// when the leader dies (at once when it stops cleanly: it lets the lease
+	// go). Default: 30s, so that the renewals cost 6 writes a minute.
 	LeaderElectionLeaseDuration time.Duration
 	// HeartbeatMisses is how many heartbeat periods without a heartbeat make a
 	// member's agent disconnected. Default: 3.
@@ -132,7 +135,7 @@ type Options struct {
 	CacheSyncTimeout time.Duration
 	// ReplicaLeaseDuration is how long this replica's Lease lasts (renewed every
 	// third of it); the leader records the members of a replica whose Lease
-	// expired as disconnected. Default: 15s.
+	// expired as disconnected. Default: 30s, 6 writes a minute per replica.
 	ReplicaLeaseDuration time.Duration
 	// MemoryLimit is the hub container's memory limit (a quantity: bytes, or
 	// with a suffix such as 2Gi); "" when unknown. The Deployment passes its
@@ -200,7 +203,7 @@ func NewOptions() *Options {
 		PprofBindAddress:            "0",
 		TunnelBindAddress:           ":8443",
 		LeaderElect:                 true,
-		LeaderElectionLeaseDuration: 15 * time.Second,
+		LeaderElectionLeaseDuration: 30 * time.Second,
 		APIServerTimeout:            30 * time.Second,
 		HeartbeatMisses:             3,
 		DisconnectGrace:             tunnel.DefaultHeartbeatPeriod,
@@ -220,7 +223,7 @@ func NewOptions() *Options {
 		TunnelAdmissionRate:         50,
 		TunnelAdmissionBurst:        100,
 		CacheSyncTimeout:            5 * time.Minute,
-		ReplicaLeaseDuration:        15 * time.Second,
+		ReplicaLeaseDuration:        30 * time.Second,
 		MemoryLimit:                 os.Getenv("FLOTILLA_MEMORY_LIMIT"),
 		MemoryLimitRatio:            0.9,
 		ProxyBindAddress:            "0",
@@ -250,7 +253,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.TunnelBindAddress, "tunnel-bind-address", o.TunnelBindAddress, "Address agents connect to (TLS).")
 	fs.StringVar(&o.TunnelAdvertiseAddress, "tunnel-advertise-address", o.TunnelAdvertiseAddress, "host:port agents are told to dial in join commands (default: derived from --tunnel-bind-address).")
 	fs.BoolVar(&o.LeaderElect, "leader-elect", o.LeaderElect, "Run the controllers in one replica at a time.")
-	fs.DurationVar(&o.LeaderElectionLeaseDuration, "leader-election-lease-duration", o.LeaderElectionLeaseDuration, "Duration of the leader's lease.")
+	fs.DurationVar(&o.LeaderElectionLeaseDuration, "leader-election-lease-duration", o.LeaderElectionLeaseDuration, "Duration of the leader's lease; the leader renews it every third of it, and a standby replica takes over within it when the leader dies.")
 	fs.IntVar(&o.HeartbeatMisses, "heartbeat-misses", o.HeartbeatMisses, "Heartbeat periods without a heartbeat after which a member's agent counts as disconnected.")
 	fs.DurationVar(&o.DisconnectGrace, "disconnect-grace", o.DisconnectGrace, "How long after an agent's session ended the hub waits for it to reconnect before it reports the member disconnected; 0 reports at once.")
 	fs.DurationVar(&o.DefaultToleration, "default-toleration", o.DefaultToleration, "How long a placement stays on a cluster with a NoExecute taint it does not tolerate (e.g. unreachable) before it is moved.")
@@ -270,7 +273,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.Float64Var(&o.TunnelAdmissionRate, "tunnel-admission-rate", o.TunnelAdmissionRate, "New tunnel-port connections admitted per second after --tunnel-admission-burst; faster ones are closed before TLS and their agents redial later.")
 	fs.IntVar(&o.TunnelAdmissionBurst, "tunnel-admission-burst", o.TunnelAdmissionBurst, "New tunnel-port connections admitted at once before --tunnel-admission-rate paces them.")
 	fs.DurationVar(&o.CacheSyncTimeout, "cache-sync-timeout", o.CacheSyncTimeout, "How long the controllers wait for the hub's caches to sync at start-up before the hub exits.")
-	fs.DurationVar(&o.ReplicaLeaseDuration, "replica-lease-duration", o.ReplicaLeaseDuration, "How long this replica's Lease lasts; the leader records the members of a replica whose Lease expired as disconnected.")
+	fs.DurationVar(&o.ReplicaLeaseDuration, "replica-lease-duration", o.ReplicaLeaseDuration, "How long this replica's Lease lasts (renewed every third of it); the leader records the members of a replica whose Lease expired as disconnected.")
 	fs.StringVar(&o.MemoryLimit, "memory-limit", o.MemoryLimit, "The hub container's memory limit, e.g. 2Gi (default: $FLOTILLA_MEMORY_LIMIT, which the Deployment sets from limits.memory); empty when unknown.")
 	fs.Float64Var(&o.MemoryLimitRatio, "memory-limit-ratio", o.MemoryLimitRatio, "Share of --memory-limit given to Go as its soft memory limit; 0 leaves it alone. $GOMEMLIMIT, when set, wins.")
 	fs.StringVar(&o.ProxyBindAddress, "proxy-bind-address", o.ProxyBindAddress, "Address of the API proxy (aggregated API proxy.flotilla.io, reached through the hub's kube-apiserver); 0 disables it.")

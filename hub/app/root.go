@@ -131,8 +131,10 @@ func Run(ctx context.Context, opts *Options) error {
 	if err := checkAPIServer(ctx, cfg, opts.APIServerTimeout); err != nil {
 		return err
 	}
+	// The leader renews every third of the lease and gives up after two
+	// thirds: one write every 10s at the default 30s.
 	renew := opts.LeaderElectionLeaseDuration * 2 / 3
-	retry := opts.LeaderElectionLeaseDuration / 5
+	retry := opts.LeaderElectionLeaseDuration / 3
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                        Scheme(),
 		Metrics:                       metricsserver.Options{BindAddress: opts.MetricsBindAddress},

@@ -24,7 +24,7 @@ import (
 )
 
 // DefaultReplicaLeaseDuration is Options.ReplicaLeaseDuration's default.
-const DefaultReplicaLeaseDuration = 15 * time.Second
+const DefaultReplicaLeaseDuration = 30 * time.Second
 
 // replicaLease is this replica's Lease while the server runs.
 type replicaLease struct{ l *replica.Lease }
