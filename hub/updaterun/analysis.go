@@ -24,6 +24,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/types"
@@ -150,13 +151,11 @@ func truncate(s string, n int) string {
 	}
 	const more = " …"
 	cut := n - len(more)
-	for cut > 0 && !utf8RuneStart(s[cut]) {
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
 	}
 	return s[:cut] + more
 }
-
-func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
 
 // checkEnv is the environment checks compile in: one variable, clusters, a list
 // of maps (see clusterValue).
