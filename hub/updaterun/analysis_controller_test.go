@@ -31,6 +31,7 @@ import (
 
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
 	"github.com/flotilla-io/flotilla/pkg/conditions"
+	"github.com/flotilla-io/flotilla/pkg/poll"
 	"github.com/flotilla-io/flotilla/pkg/testenv"
 )
 
@@ -164,8 +165,9 @@ func TestCanaryFailingAnalysisIsRolledBackAndProdIsNeverTouched(t *testing.T) {
 		return nil
 	})
 	testenv.Create(t, env.Client, newRun("upd-r-1", "upd-r", "1", "upd-r"))
+	// Polled every 20ms rather than testenv's 200ms, to time the rollback.
 	var failedAt time.Time
-	testenv.Eventually(t, 30*time.Second, func() error {
+	poll.Eventually(t, 30*time.Second, 20*time.Millisecond, func() error {
 		ts := analysisStatus(getRun(t, "upd-r-1"), "canary")
 		if ts == nil {
 			return fmt.Errorf("run upd-r-1 is not initialized yet")
@@ -192,7 +194,7 @@ func TestCanaryFailingAnalysisIsRolledBackAndProdIsNeverTouched(t *testing.T) {
 		return nil
 	}
 	var backAt time.Time
-	testenv.Eventually(t, 30*time.Second, func() error {
+	poll.Eventually(t, 30*time.Second, 20*time.Millisecond, func() error {
 		if err := prodUntouched(); err != nil {
 			t.Fatal(err)
 		}
@@ -204,7 +206,7 @@ func TestCanaryFailingAnalysisIsRolledBackAndProdIsNeverTouched(t *testing.T) {
 	})
 	run1 := getRun(t, "upd-r-1")
 	failedRound := analysisStatus(run1, "canary").Analysis.LastRoundTime.Time
-	t.Logf("rollback time: the failing round ran at %s; every canary cluster was back on upd-r-0-snapshot and Available %s after the test saw the analysis fail (polling every 200ms), %s after the round (its time is kept to the second)",
+	t.Logf("rollback time: the failing round ran at %s; every canary cluster was back on upd-r-0-snapshot and Available %s after the test saw the analysis fail (polling every 20ms), %s after the round (its time is kept to the second)",
 		failedRound.Format(time.RFC3339), backAt.Sub(failedAt).Round(time.Millisecond), backAt.Sub(failedRound).Round(time.Millisecond))
 
 	done := waitForRunCondition(t, "upd-r-1", placementv1beta1.ConditionUpdateRunSucceeded, metav1.ConditionFalse, placementv1beta1.ReasonUpdateRunRolledBack)
@@ -234,6 +236,25 @@ func TestCanaryFailingAnalysisIsRolledBackAndProdIsNeverTouched(t *testing.T) {
 			t.Error(err)
 		}
 	}
+
+	// The placement says, per canary cluster, which run rolled it back and why.
+	testenv.Eventually(t, 30*time.Second, func() error {
+		crp := &placementv1beta1.ClusterResourcePlacement{}
+		if err := env.Client.Get(ctx, types.NamespacedName{Name: "upd-r"}, crp); err != nil {
+			return err
+		}
+		for _, pcs := range crp.Status.PlacementStatuses {
+			if pcs.ClusterName != "r-1" {
+				continue
+			}
+			rs := conditions.Get(pcs.Conditions, placementv1beta1.ConditionRolloutStarted)
+			if want := "ClusterStagedUpdateRun upd-r-1 rolled the cluster back to resource snapshot upd-r-0-snapshot (index 0): failed after 1 round"; rs == nil || !strings.HasPrefix(rs.Message, want) || !strings.Contains(rs.Message, "check replicas-sane is false on r-1") {
+				return fmt.Errorf("placement upd-r, cluster r-1: RolloutStarted %+v", rs)
+			}
+			return nil
+		}
+		return fmt.Errorf("placement upd-r has no status for r-1")
+	})
 
 	// The failed snapshot is marked, and a run of it is refused until a user
 	// removes the mark.
