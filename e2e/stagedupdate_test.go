@@ -382,3 +382,167 @@ func clustersByIndex(run *placementv1beta1.ClusterStagedUpdateRun) map[string]st
 	}
 	return out
 }
+
+// A staged run whose canary fails a CEL analysis rolls the canary back by
+// itself, and prod is never touched; the same strategy lets a good version
+// through with no approval. The agents report the ConfigMap's data.replicas as
+// statusFeedback, and the check wants it at most 3.
+func TestStagedUpdateRunAnalysisRollsBackAFailedCanary(t *testing.T) {
+	ctx := context.Background()
+	hub := hubClient(t)
+	const (
+		ns        = "analysed-app"
+		placement = "analysed-app"
+		strategy  = "analysed-canary-then-prod"
+	)
+	canary, prod := []string{"member-1"}, []string{"member-2", "member-3"}
+	labelMembers(t, hub, "stage", map[string]string{"member-1": "canary", "member-2": "prod", "member-3": "prod"})
+
+	objs := []client.Object{
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}},
+		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "settings"}, Data: map[string]string{"color": "blue", "replicas": "2"}},
+	}
+	for _, o := range objs {
+		if err := hub.Create(ctx, o); err != nil {
+			t.Fatalf("create %T %s: %v", o, o.GetName(), err)
+		}
+	}
+	t.Cleanup(func() { _ = hub.Delete(ctx, objs[0]) })
+
+	createOnHub(t, hub, &placementv1beta1.ClusterStagedUpdateStrategy{
+		ObjectMeta: metav1.ObjectMeta{Name: strategy},
+		Spec: placementv1beta1.StagedUpdateStrategySpec{Stages: []placementv1beta1.StageConfig{
+			{
+				Name:          "canary",
+				LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"stage": "canary"}},
+				AfterStageTasks: []placementv1beta1.AfterStageTask{{Type: placementv1beta1.AfterStageTaskTypeAnalysis, Analysis: &placementv1beta1.Analysis{
+					Interval: metav1.Duration{Duration: 2 * time.Second}, SuccessCount: 2, FailureLimit: 1,
+					OnFailure: placementv1beta1.AnalysisFailureRollback,
+					Checks: []placementv1beta1.AnalysisCheck{{
+						Name: "replicas-sane",
+						CEL:  "clusters.all(c, c.feedback.all(f, f.kind != 'ConfigMap' || f.values.all(v, v.name != 'replicas' || int(v.value) <= 3)))",
+					}},
+				}}},
+			},
+			{Name: "prod", LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"stage": "prod"}}},
+		}},
+	})
+	crp := &placementv1beta1.ClusterResourcePlacement{
+		ObjectMeta: metav1.ObjectMeta{Name: placement},
+		Spec: placementv1beta1.PlacementSpec{
+			ResourceSelectors: []placementv1beta1.ResourceSelector{{Version: "v1", Kind: "Namespace", Name: ns}},
+			StatusFeedback: []placementv1beta1.StatusFeedbackRule{{Version: "v1", Kind: "ConfigMap",
+				JSONPaths: []placementv1beta1.JSONPathRule{{Name: "replicas", Path: ".data.replicas"}}}},
+			Strategy: placementv1beta1.RolloutStrategy{Type: placementv1beta1.ExternalRolloutStrategyType},
+		},
+	}
+	if err := hub.Create(ctx, crp); err != nil {
+		t.Fatalf("create placement %s: %v", placement, err)
+	}
+	t.Cleanup(func() { deletePlacementAndWait(t, hub, placement) })
+	framework.Eventually(t, time.Minute, scheduledBindings(ctx, hub, placement, allMembers...))
+	framework.Eventually(t, time.Minute, resourceIndexExists(ctx, hub, placement, "0"))
+
+	runCondition := func(name, typ string, status metav1.ConditionStatus, reason string) func() error {
+		return func() error {
+			run := &placementv1beta1.ClusterStagedUpdateRun{}
+			if err := hub.Get(ctx, types.NamespacedName{Name: name}, run); err != nil {
+				return err
+			}
+			c := conditions.Get(run.Status.Conditions, typ)
+			if c == nil || c.Status != status || c.Reason != reason {
+				return fmt.Errorf("run %s: %s is %+v, want %s %s", name, typ, c, status, reason)
+			}
+			return nil
+		}
+	}
+
+	// Index 0 (replicas 2) passes two rounds and goes on to prod with no approval.
+	start := time.Now()
+	createOnHub(t, hub, &placementv1beta1.ClusterStagedUpdateRun{
+		ObjectMeta: metav1.ObjectMeta{Name: "analysed-run-0"},
+		Spec:       placementv1beta1.StagedUpdateRunSpec{PlacementName: placement, ResourceSnapshotIndex: "0", StagedUpdateStrategyName: strategy},
+	})
+	framework.Eventually(t, 3*time.Minute, runCondition("analysed-run-0", placementv1beta1.ConditionUpdateRunSucceeded, metav1.ConditionTrue, placementv1beta1.ReasonUpdateRunSucceeded))
+	framework.Eventually(t, time.Minute, colorIn(t, ns, "blue", allMembers...))
+	framework.Logf("run analysed-run-0 passed its canary analysis and succeeded with no approval after %s", time.Since(start).Round(time.Millisecond))
+
+	// Index 1 (replicas 5) fails the canary's analysis and is rolled back.
+	cm := &corev1.ConfigMap{}
+	if err := hub.Get(ctx, types.NamespacedName{Namespace: ns, Name: "settings"}, cm); err != nil {
+		t.Fatal(err)
+	}
+	cm.Data["color"], cm.Data["replicas"] = "red", "5"
+	if err := hub.Update(ctx, cm); err != nil {
+		t.Fatal(err)
+	}
+	framework.Eventually(t, time.Minute, resourceIndexExists(ctx, hub, placement, "1"))
+	createOnHub(t, hub, &placementv1beta1.ClusterStagedUpdateRun{
+		ObjectMeta: metav1.ObjectMeta{Name: "analysed-run-1"},
+		Spec:       placementv1beta1.StagedUpdateRunSpec{PlacementName: placement, ResourceSnapshotIndex: "1", StagedUpdateStrategyName: strategy},
+	})
+	prodBlue := func() error {
+		if err := colorIn(t, ns, "blue", prod...)(); err != nil {
+			return fmt.Errorf("prod was touched: %w", err)
+		}
+		return nil
+	}
+	framework.Eventually(t, 2*time.Minute, func() error {
+		if err := prodBlue(); err != nil {
+			t.Fatal(err)
+		}
+		return colorIn(t, ns, "red", canary...)()
+	})
+	var failedAt time.Time
+	framework.Eventually(t, 2*time.Minute, func() error {
+		if err := prodBlue(); err != nil {
+			t.Fatal(err)
+		}
+		run := &placementv1beta1.ClusterStagedUpdateRun{}
+		if err := hub.Get(ctx, types.NamespacedName{Name: "analysed-run-1"}, run); err != nil {
+			return err
+		}
+		for _, ts := range run.Status.StagesStatus[0].AfterStageTaskStatus {
+			if c := conditions.Get(ts.Conditions, placementv1beta1.ConditionAnalysisPassed); c != nil && c.Status == metav1.ConditionFalse {
+				failedAt = time.Now()
+				framework.Logf("canary analysis failed: %s", c.Message)
+				return nil
+			}
+		}
+		return fmt.Errorf("the canary analysis of analysed-run-1 has not failed yet")
+	})
+	framework.Eventually(t, 2*time.Minute, func() error {
+		if err := prodBlue(); err != nil {
+			t.Fatal(err)
+		}
+		return colorIn(t, ns, "blue", canary...)()
+	})
+	framework.Logf("rollback time: every canary member holds the old ConfigMap again %s after the test saw the analysis fail", time.Since(failedAt).Round(time.Millisecond))
+	framework.Eventually(t, time.Minute, runCondition("analysed-run-1", placementv1beta1.ConditionUpdateRunSucceeded, metav1.ConditionFalse, placementv1beta1.ReasonUpdateRunRolledBack))
+	framework.Consistently(t, 5*time.Second, prodBlue)
+	snap := &placementv1beta1.ClusterResourceSnapshot{}
+	if err := hub.Get(ctx, types.NamespacedName{Name: placement + "-1-snapshot"}, snap); err != nil {
+		t.Fatal(err)
+	}
+	if snap.Annotations[placementv1beta1.AnnotationFailedAnalysis] == "" {
+		t.Errorf("resource snapshot %s is not marked %s", snap.Name, placementv1beta1.AnnotationFailedAnalysis)
+	}
+}
+
+// colorIn checks that the members' settings ConfigMap in the namespace holds the
+// color.
+func colorIn(t *testing.T, ns, color string, members ...string) func() error {
+	return func() error {
+		for _, m := range members {
+			cm := &corev1.ConfigMap{}
+			err := memberClient(t, m).Get(context.Background(), types.NamespacedName{Namespace: ns, Name: "settings"}, cm)
+			if client.IgnoreNotFound(err) != nil {
+				return err
+			}
+			if got := cm.Data["color"]; got != color {
+				return fmt.Errorf("member %s holds color %q in %s, want %q", m, got, ns, color)
+			}
+		}
+		return nil
+	}
+}

@@ -61,6 +61,9 @@ type Reconciler struct {
 
 	// Workers is how many runs are handled at once. Default: 1.
 	Workers int
+
+	// checks holds the runs' compiled analysis checks.
+	checks checkCache
 }
 
 // scope carries what the phases of one reconcile learn.
@@ -82,7 +85,8 @@ type scope struct {
 	// events are the transitions to announce once the status is written (added
 	// by any phase).
 	events []event
-	// requeue is when to look again for a deadline a phase computed (a TimedWait).
+	// requeue is when to look again for a deadline a phase computed (a TimedWait,
+	// an analysis's next round; see requeueIn).
 	requeue time.Duration
 	// clustersUpdated counts the clusters this reconcile saw succeed, and result is
 	// "succeeded" or "failed" when the run finished in it; both go to the metrics
@@ -102,6 +106,16 @@ func (s *scope) announce(eventType, reason, format string, args ...any) {
 	s.events = append(s.events, event{eventType, reason, fmt.Sprintf(format, args...)})
 }
 
+// requeueIn asks to look again in d at the latest.
+func (s *scope) requeueIn(d time.Duration) {
+	if d <= 0 {
+		d = time.Millisecond
+	}
+	if s.requeue == 0 || d < s.requeue {
+		s.requeue = d
+	}
+}
+
 // stopped reports whether a phase decided that nothing is left to do.
 func (s *scope) stopped() bool { return s.done }
 
@@ -112,6 +126,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (_ ct
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if !run.DeletionTimestamp.IsZero() || isFinished(run) {
+		r.checks.forget(string(run.UID))
 		return ctrl.Result{}, nil
 	}
 	s := &scope{run: run, now: metav1.NewTime(r.now().Truncate(time.Second))}
@@ -300,10 +315,18 @@ func (r *Reconciler) initialize(ctx context.Context, s *scope) error {
 		clusters = append(clusters, memberCluster{name: name, labels: mc.Labels})
 	}
 	stages, unselected, err := computeStages(&strategy.Spec, clusters)
+	if err == nil {
+		err = validateAnalyses(&strategy.Spec)
+	}
 	if err != nil {
 		r.notInitialized(s, invalidStrategy(strategy.Name, err))
 		return nil
 	}
+	if mark, ok := s.target.Annotations[placementv1beta1.AnnotationFailedAnalysis]; ok {
+		r.notInitialized(s, snapshotFailed(s.target.Name, run.Spec.ResourceSnapshotIndex, mark))
+		return nil
+	}
+	recordPreviousSnapshots(stages, s.bindings)
 	if err := pinOverrides(ctx, r.Client, s.placement.Name, s.target, stages); err != nil {
 		return err
 	}
@@ -314,7 +337,24 @@ func (r *Reconciler) initialize(ctx context.Context, s *scope) error {
 	c := initialized(s.target.Name, run.Spec.ResourceSnapshotIndex, stages, unselected)
 	set(&run.Status.Conditions, placementv1beta1.ConditionUpdateRunInitialized, c, run.Generation)
 	s.announce(corev1.EventTypeNormal, c.reason, "%s", c.message)
+	// The snapshots the clusters run now (what a rollback returns them to) are
+	// written before any cluster moves: the stages start at the next reconcile.
+	s.requeueIn(0)
+	s.done = true
 	return nil
+}
+
+// recordPreviousSnapshots records in every cluster of the stages the resource
+// snapshot its binding names now, if Bound: what the cluster ran before the run.
+func recordPreviousSnapshots(stages []placementv1beta1.StageUpdatingStatus, bindings map[string]*placementv1beta1.ClusterResourceBinding) {
+	for i := range stages {
+		for j := range stages[i].Clusters {
+			c := &stages[i].Clusters[j]
+			if b := bindings[c.ClusterName]; b != nil && b.Spec.State == placementv1beta1.BindingStateBound {
+				c.PreviousResourceSnapshotName = b.Spec.ResourceSnapshotName
+			}
+		}
+	}
 }
 
 // otherRunInProgress returns the name of another run of the same placement that

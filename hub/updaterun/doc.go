@@ -53,7 +53,17 @@ limitations under the License.
 // a user sets its Approved condition to True, which the run answers with
 // ApprovalAccepted=True (a request of that name the run does not own, say one
 // left by an earlier run of the same name, is replaced, never taken as approval);
-// a TimedWait task waits for its waitTime. The run succeeds
+// a TimedWait task waits for its waitTime; an Analysis task runs its CEL checks
+// over the stage's entries of the placement's status.placementStatuses every
+// interval (analysis.go: judgeRound is the rule, a round runs only once every
+// entry shows the run's index Available) until it passes or fails. A failed
+// analysis with onFailure Pause stops the run (Progressing=False,
+// AnalysisPaused); with Rollback, the run moves every cluster it started back to
+// the snapshot it ran at initialization (previousResourceSnapshotName, written
+// before any cluster moves), from the failed stage back to the first, within
+// each stage's maxConcurrency (rollback.go: planRollback), marks its resource
+// snapshot with placement.flotilla.io/failed-analysis so that no run takes it
+// again, and ends Succeeded=False, RolledBack. The run succeeds
 // after the last stage. It fails only when it cannot go on: its placement was
 // deleted or left External, or its resource snapshot was deleted.
 //
@@ -69,10 +79,14 @@ limitations under the License.
 // flotilla-updaterun. A small second controller (ExternalReconciler) deletes the
 // Unscheduled bindings of External placements and marks bindings no run has moved
 // yet RolloutStarted=Unknown (RolloutControlledExternally). The run's status, and
-// the ApprovalAccepted condition of its approval requests, are this package's too.
+// the ApprovalAccepted condition of its approval requests, are this package's too,
+// as is the annotation placement.flotilla.io/failed-analysis on a resource
+// snapshot a rollback marks (a merge patch of that one key).
 //
 // Events mark the run's transitions (Initialized, StageStarted, ApprovalRequested,
-// StageApproved, StageSucceeded, Stopped, Succeeded, Failed); the metrics are
+// StageApproved, StageSucceeded, AnalysisRoundFailed, AnalysisPassed,
+// AnalysisFailed, ResourceSnapshotMarkedFailed, NotRolledBack, RolledBack,
+// Stopped, Succeeded, Failed); the metrics are
 // flotilla_updaterun_clusters_updated_total and
-// flotilla_updaterun_runs_finished_total{result}.
+// flotilla_updaterun_runs_finished_total{result} (succeeded, failed, rolled_back).
 package updaterun

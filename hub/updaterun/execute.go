@@ -32,6 +32,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
+	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
 	"github.com/flotilla-io/flotilla/hub/pipeline"
 	"github.com/flotilla-io/flotilla/pkg/conditions"
@@ -64,9 +65,18 @@ func (r *Reconciler) updateStages(ctx context.Context, s *scope) error {
 			set(&run.Status.Conditions, placementv1beta1.ConditionUpdateRunProgressing, progressing(st.StageName, plan.updating, limit), gen)
 			return nil
 		}
-		waits, err := r.runTasks(ctx, s, st, cfg)
+		waits, failure, err := r.runTasks(ctx, s, i, st, cfg)
 		if err != nil {
 			return err
+		}
+		if failure != nil {
+			if failure.rollback {
+				return r.rollBack(ctx, s, i, failure.message)
+			}
+			c := analysisPaused(st.StageName, failure.message)
+			set(&st.Conditions, placementv1beta1.ConditionUpdateRunProgressing, c, gen)
+			set(&run.Status.Conditions, placementv1beta1.ConditionUpdateRunProgressing, c, gen)
+			return nil
 		}
 		if len(waits) > 0 {
 			c := waiting(st.StageName, waits)
@@ -170,9 +180,10 @@ func (r *Reconciler) reportSnapshots(s *scope) {
 	}
 }
 
-// runTasks runs the stage's after-stage tasks and returns what the run still
-// waits for (nothing: the stage is complete).
-func (r *Reconciler) runTasks(ctx context.Context, s *scope, st *placementv1beta1.StageUpdatingStatus, cfg *placementv1beta1.StageConfig) ([]taskWait, error) {
+// runTasks runs the stage's after-stage tasks (the stage's index is stage) and
+// returns what the run still waits for (nothing: the stage is complete), or the
+// failure of its analysis.
+func (r *Reconciler) runTasks(ctx context.Context, s *scope, stage int, st *placementv1beta1.StageUpdatingStatus, cfg *placementv1beta1.StageConfig) ([]taskWait, *analysisFailure, error) {
 	var waits []taskWait
 	for i := range st.AfterStageTaskStatus {
 		ts := &st.AfterStageTaskStatus[i]
@@ -183,7 +194,7 @@ func (r *Reconciler) runTasks(ctx context.Context, s *scope, st *placementv1beta
 		case placementv1beta1.AfterStageTaskTypeApproval:
 			w, err := r.approvalTask(ctx, s, st, ts)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			if w != nil {
 				waits = append(waits, *w)
@@ -192,9 +203,146 @@ func (r *Reconciler) runTasks(ctx context.Context, s *scope, st *placementv1beta
 			if w := r.timedWaitTask(s, ts, waitTimeOf(cfg, ts.Type)); w != nil {
 				waits = append(waits, *w)
 			}
+		case placementv1beta1.AfterStageTaskTypeAnalysis:
+			w, failure, err := r.analysisTask(ctx, s, stage, st, ts, analysisOf(cfg))
+			if err != nil || failure != nil {
+				return nil, failure, err
+			}
+			if w != nil {
+				waits = append(waits, *w)
+			}
 		}
 	}
-	return waits, nil
+	return waits, nil, nil
+}
+
+// analysisOf returns the analysis of the stage's Analysis task.
+func analysisOf(cfg *placementv1beta1.StageConfig) *placementv1beta1.Analysis {
+	for _, t := range cfg.AfterStageTasks {
+		if t.Type == placementv1beta1.AfterStageTaskTypeAnalysis {
+			return t.Analysis
+		}
+	}
+	return nil
+}
+
+// analysisTask runs a round of the stage's analysis when one is due (every
+// interval, the first at once), judges it, and returns what the run waits for
+// (the next round), nothing (it passed) or the failure. A failed analysis stays
+// failed: later reconciles return the same failure.
+func (r *Reconciler) analysisTask(ctx context.Context, s *scope, stage int, st *placementv1beta1.StageUpdatingStatus, ts *placementv1beta1.AfterStageTaskStatus, spec *placementv1beta1.Analysis) (*taskWait, *analysisFailure, error) {
+	gen := s.run.Generation
+	verdict := conditions.Get(ts.Conditions, placementv1beta1.ConditionAnalysisPassed)
+	switch {
+	case verdict != nil && verdict.Status == metav1.ConditionTrue:
+		return nil, nil, nil
+	case verdict != nil && verdict.Status == metav1.ConditionFalse:
+		return nil, &analysisFailure{rollback: spec != nil && spec.OnFailure == placementv1beta1.AnalysisFailureRollback, message: verdict.Message}, nil
+	case spec == nil:
+		// The API requires an analysis; initialization checked it.
+		c := analysisFailedCondition(ts.Analysis, "the Analysis task has no analysis")
+		set(&ts.Conditions, placementv1beta1.ConditionAnalysisPassed, c, gen)
+		return nil, &analysisFailure{message: c.message}, nil
+	}
+	if ts.Analysis == nil {
+		ts.Analysis = &placementv1beta1.AnalysisStatus{}
+	}
+	interval := spec.Interval.Duration
+	if d := nextRoundIn(ts.Analysis.LastRoundTime, interval, r.now()); d > 0 {
+		s.requeueIn(d)
+		return &taskWait{analysis: analysisRunningMessage(spec, ts.Analysis, d)}, nil, nil
+	}
+	inputs, stale, err := r.analysisInputs(ctx, s, st)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(stale) > 0 {
+		// The placement's status lags behind the bindings: a round over it would
+		// judge the old snapshot.
+		s.requeueIn(staleStatusRetry)
+		c := analysisWaitingForStatus(s.placement.Name, s.run.Spec.ResourceSnapshotIndex, stale)
+		set(&ts.Conditions, placementv1beta1.ConditionAnalysisPassed, c, gen)
+		return &taskWait{analysis: c.message}, nil, nil
+	}
+	checks, err := r.checks.get(string(s.run.UID), stage, spec.Checks)
+	if err != nil {
+		// Initialization compiled the checks; this is a hub whose CEL changed.
+		c := analysisFailedCondition(ts.Analysis, err.Error())
+		set(&ts.Conditions, placementv1beta1.ConditionAnalysisPassed, c, gen)
+		s.announce(corev1.EventTypeWarning, placementv1beta1.ReasonAnalysisFailed, "stage %s: %s", st.StageName, c.message)
+		return nil, &analysisFailure{message: c.message}, nil
+	}
+	results, err := runChecks(ctx, checks, inputs)
+	if err != nil {
+		return nil, nil, err
+	}
+	next, phase := judgeRound(spec, *ts.Analysis, results, s.now)
+	roundFailed := next.Failures > ts.Analysis.Failures
+	*ts.Analysis = next
+	switch phase {
+	case analysisPassed:
+		c := analysisPassedCondition(&next)
+		set(&ts.Conditions, placementv1beta1.ConditionAnalysisPassed, c, gen)
+		s.announce(corev1.EventTypeNormal, placementv1beta1.ReasonAnalysisPassed, "stage %s: %s", st.StageName, c.message)
+		return nil, nil, nil
+	case analysisFailed:
+		c := analysisFailedCondition(&next, next.LastFailure)
+		set(&ts.Conditions, placementv1beta1.ConditionAnalysisPassed, c, gen)
+		s.announce(corev1.EventTypeWarning, placementv1beta1.ReasonAnalysisFailed, "stage %s: %s", st.StageName, c.message)
+		return nil, &analysisFailure{rollback: spec.OnFailure == placementv1beta1.AnalysisFailureRollback, message: c.message}, nil
+	}
+	if roundFailed {
+		s.announce(corev1.EventTypeWarning, "AnalysisRoundFailed", "stage %s: round %d failed (%d of %d failing rounds allowed): %s",
+			st.StageName, next.Rounds, next.Failures, atLeastOne(spec.FailureLimit)-1, next.LastFailure)
+	}
+	s.requeueIn(interval)
+	c := analysisRunningCondition(spec, &next, interval)
+	set(&ts.Conditions, placementv1beta1.ConditionAnalysisPassed, c, gen)
+	return &taskWait{analysis: c.message}, nil, nil
+}
+
+// reportedAvailable reports whether a placement status entry shows the
+// cluster's resources Available (or, for ReportDiff, compared).
+func reportedAvailable(pcs *placementv1beta1.PerClusterPlacementStatus) bool {
+	return conditions.IsTrue(pcs.Conditions, placementv1beta1.ConditionAvailable) ||
+		conditions.IsTrue(pcs.Conditions, placementv1beta1.ConditionDiffReported)
+}
+
+// staleStatusRetry is how soon an analysis looks again at a placement status
+// that does not show the run's snapshot on every cluster of the stage yet.
+const staleStatusRetry = time.Second
+
+// analysisInputs returns what the checks see of the stage's clusters that the
+// run updated (not those that left the placement): their entries of the
+// placement's status.placementStatuses and their labels. The clusters whose entry
+// does not show the run's resource index, Available (DiffReported for
+// ReportDiff), yet are in stale: the placement's status is written after the
+// bindings', and an entry from before the agent reported on the run's snapshot
+// would show the old version's feedback, or none.
+func (r *Reconciler) analysisInputs(ctx context.Context, s *scope, st *placementv1beta1.StageUpdatingStatus) ([]clusterInput, []string, error) {
+	byCluster := make(map[string]*placementv1beta1.PerClusterPlacementStatus, len(s.placement.Status.PlacementStatuses))
+	for i := range s.placement.Status.PlacementStatuses {
+		pcs := &s.placement.Status.PlacementStatuses[i]
+		byCluster[pcs.ClusterName] = pcs
+	}
+	var inputs []clusterInput
+	var stale []string
+	for _, c := range st.Clusters {
+		if !conditions.IsTrue(c.Conditions, placementv1beta1.ConditionUpdateRunSucceeded) {
+			continue
+		}
+		pcs := byCluster[c.ClusterName]
+		if pcs == nil || pcs.ObservedResourceIndex != s.run.Spec.ResourceSnapshotIndex || !reportedAvailable(pcs) {
+			stale = append(stale, c.ClusterName)
+			continue
+		}
+		mc := &clusterv1beta1.MemberCluster{}
+		if err := r.Client.Get(ctx, types.NamespacedName{Name: c.ClusterName}, mc); client.IgnoreNotFound(err) != nil {
+			return nil, nil, fmt.Errorf("failed to get MemberCluster %s: %w", c.ClusterName, err)
+		}
+		inputs = append(inputs, clusterInput{status: *pcs, labels: mc.Labels})
+	}
+	return inputs, stale, nil
 }
 
 // waitTimeOf returns the waitTime of the stage's task of the type.

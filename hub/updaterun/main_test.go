@@ -28,6 +28,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -95,11 +96,13 @@ func startHub(t *testing.T, agent *memberAgents) {
 }
 
 // memberAgents stands in for the agents of the members: it reports every Work
-// Applied and, unless its cluster is held, Available, at the Work's generation.
+// Applied and, unless its cluster is held, Available, at the Work's generation,
+// and, if feedback is set, the manifest conditions it returns for the Work.
 type memberAgents struct {
-	client client.Client
-	mu     sync.Mutex
-	held   map[string]bool
+	client   client.Client
+	mu       sync.Mutex
+	held     map[string]bool
+	feedback func(*placementv1beta1.Work) []placementv1beta1.ManifestCondition
 }
 
 func newMemberAgents() *memberAgents { return &memberAgents{held: map[string]bool{}} }
@@ -129,6 +132,12 @@ func (a *memberAgents) Reconcile(ctx context.Context, req reconcile.Request) (ct
 		changed = conditions.Set(&w.Status.Conditions, placementv1beta1.ConditionAvailable, metav1.ConditionFalse, placementv1beta1.ReasonNotAvailableYet, "held by the test", w.Generation) || changed
 	} else {
 		changed = conditions.Set(&w.Status.Conditions, placementv1beta1.ConditionAvailable, metav1.ConditionTrue, placementv1beta1.ReasonAvailable, "test agent", w.Generation) || changed
+	}
+	if a.feedback != nil {
+		if mcs := a.feedback(w); !equality.Semantic.DeepEqual(mcs, w.Status.ManifestConditions) {
+			w.Status.ManifestConditions = mcs
+			changed = true
+		}
 	}
 	if changed {
 		if err := a.client.Status().Update(ctx, w); err != nil {

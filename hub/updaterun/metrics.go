@@ -25,6 +25,8 @@ import (
 const (
 	metricResultSucceeded = "succeeded"
 	metricResultFailed    = "failed"
+	// metricResultRolledBack: an analysis failed and the run rolled back.
+	metricResultRolledBack = "rolled_back"
 )
 
 var (
@@ -34,7 +36,7 @@ var (
 	})
 	runsFinishedTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "flotilla_updaterun_runs_finished_total",
-		Help: "Staged update runs that finished, by result (succeeded, failed).",
+		Help: "Staged update runs that finished, by result (succeeded, failed, rolled_back).",
 	}, []string{"result"})
 )
 
@@ -42,4 +44,5 @@ func init() {
 	metrics.Registry.MustRegister(clustersUpdatedTotal, runsFinishedTotal)
 	runsFinishedTotal.WithLabelValues(metricResultSucceeded)
 	runsFinishedTotal.WithLabelValues(metricResultFailed)
+	runsFinishedTotal.WithLabelValues(metricResultRolledBack)
 }

@@ -107,9 +107,14 @@ type taskWait struct {
 	remaining time.Duration
 	// waitTime is a TimedWait task's waitTime.
 	waitTime time.Duration
+	// analysis says where an Analysis task is.
+	analysis string
 }
 
 func (w taskWait) String() string {
+	if w.analysis != "" {
+		return "analysis (" + w.analysis + ")"
+	}
 	if w.approvalRequest != "" {
 		return fmt.Sprintf("approval of ClusterApprovalRequest %s (set its Approved condition to True)", w.approvalRequest)
 	}
@@ -154,6 +159,46 @@ func runSucceeded(stages []placementv1beta1.StageUpdatingStatus, snapshot, index
 	return condition{metav1.ConditionTrue, placementv1beta1.ReasonUpdateRunSucceeded, msg}
 }
 
+func snapshotFailed(snapshot, index, mark string) condition {
+	return condition{metav1.ConditionFalse, placementv1beta1.ReasonUpdateRunResourceSnapshotFailed,
+		fmt.Sprintf("resource snapshot %s (index %s) is marked %s (%s); change the placement's resources to make a new snapshot, or remove the annotation to run this one again",
+			snapshot, index, placementv1beta1.AnnotationFailedAnalysis, mark)}
+}
+
+// analysisPaused stops a run whose analysis failed with onFailure Pause.
+func analysisPaused(stage, why string) condition {
+	return condition{metav1.ConditionFalse, placementv1beta1.ReasonUpdateRunAnalysisPaused,
+		fmt.Sprintf("stage %s: the analysis failed, so no further stage starts (onFailure Pause): %s", stage, why)}
+}
+
+// rollingBack says which clusters of which stage are moving back.
+func rollingBack(failedStage, why, stage string, moving []string, limit int) condition {
+	return condition{metav1.ConditionTrue, placementv1beta1.ReasonUpdateRunRollingBack,
+		fmt.Sprintf("the analysis of stage %s failed: %s; rolling back stage %s: %s (at most %d at a time)",
+			failedStage, why, stage, strings.Join(moving, ", "), limit)}
+}
+
+// rolledBack sums up a rollback that is done, over the stages it went through.
+func rolledBack(stages []placementv1beta1.StageUpdatingStatus, failedStage, why string) condition {
+	back, left := 0, 0
+	for _, st := range stages {
+		for _, c := range st.Clusters {
+			switch rb := conditions.Get(c.Conditions, placementv1beta1.ConditionClusterRolledBack); {
+			case rb == nil:
+			case rb.Status == metav1.ConditionTrue:
+				back++
+			default:
+				left++
+			}
+		}
+	}
+	msg := fmt.Sprintf("the analysis of stage %s failed: %s; %s rolled back to the resource snapshots they ran before the run", failedStage, why, plural(back, "cluster"))
+	if left > 0 {
+		msg += fmt.Sprintf(", %s could not be (see their RolledBack conditions)", plural(left, "cluster"))
+	}
+	return condition{metav1.ConditionFalse, placementv1beta1.ReasonUpdateRunRolledBack, msg}
+}
+
 func runFailed(why string) condition {
 	return condition{metav1.ConditionFalse, placementv1beta1.ReasonUpdateRunFailed, why}
 }
@@ -187,6 +232,56 @@ func stageSucceeded(n int) condition {
 		fmt.Sprintf("%s updated and every after-stage task complete", plural(n, "cluster"))}
 }
 
+// Rollback conditions of clusters.
+
+func clusterRollingBack(snapshot, index string) condition {
+	return condition{metav1.ConditionFalse, placementv1beta1.ReasonClusterRollingBack,
+		fmt.Sprintf("moving back to resource snapshot %s (index %s)", snapshot, index)}
+}
+
+func clusterRolledBack(snapshot, index string) condition {
+	return condition{metav1.ConditionTrue, placementv1beta1.ReasonClusterRolledBack,
+		fmt.Sprintf("runs resource snapshot %s (index %s) again and its resources are Available", snapshot, index)}
+}
+
+func clusterNotRolledBack(why string) condition {
+	return condition{metav1.ConditionFalse, placementv1beta1.ReasonClusterNotRolledBack, why}
+}
+
+// Analysis task conditions.
+
+// analysisCounts says how far an analysis got.
+func analysisCounts(st *placementv1beta1.AnalysisStatus) string {
+	if st == nil {
+		return "no round ran"
+	}
+	return fmt.Sprintf("%s, %d passing in a row, %d failing", plural(int(st.Rounds), "round"), st.ConsecutiveSuccesses, st.Failures)
+}
+
+func analysisRunningMessage(spec *placementv1beta1.Analysis, st *placementv1beta1.AnalysisStatus, next time.Duration) string {
+	return fmt.Sprintf("%s; passes after %d passing in a row, fails after %d failing; next round in %s",
+		analysisCounts(st), atLeastOne(spec.SuccessCount), atLeastOne(spec.FailureLimit), next.Round(time.Second))
+}
+
+func analysisRunningCondition(spec *placementv1beta1.Analysis, st *placementv1beta1.AnalysisStatus, next time.Duration) condition {
+	return condition{metav1.ConditionUnknown, placementv1beta1.ReasonAnalysisRunning, analysisRunningMessage(spec, st, next)}
+}
+
+func analysisWaitingForStatus(placement, index string, stale []string) condition {
+	return condition{metav1.ConditionUnknown, placementv1beta1.ReasonAnalysisRunning,
+		fmt.Sprintf("waiting for status.placementStatuses of ClusterResourcePlacement %s to show resource index %s on %s", placement, index, strings.Join(stale, ", "))}
+}
+
+func analysisPassedCondition(st *placementv1beta1.AnalysisStatus) condition {
+	return condition{metav1.ConditionTrue, placementv1beta1.ReasonAnalysisPassed,
+		fmt.Sprintf("passed after %s", analysisCounts(st))}
+}
+
+func analysisFailedCondition(st *placementv1beta1.AnalysisStatus, why string) condition {
+	return condition{metav1.ConditionFalse, placementv1beta1.ReasonAnalysisFailed,
+		fmt.Sprintf("failed after %s: %s", analysisCounts(st), why)}
+}
+
 // Task conditions.
 
 func approvalRequestCreated(name string) condition {
@@ -214,6 +309,11 @@ func waitTimeElapsed(d time.Duration) condition {
 func bindingRolloutStarted(run, snapshot, index string) condition {
 	return condition{metav1.ConditionTrue, placementv1beta1.ReasonRolloutStarted,
 		fmt.Sprintf("ClusterStagedUpdateRun %s moved the cluster to resource snapshot %s (index %s)", run, snapshot, index)}
+}
+
+func bindingRolledBack(run, snapshot, index, why string) condition {
+	return condition{metav1.ConditionTrue, placementv1beta1.ReasonRolloutStarted,
+		fmt.Sprintf("ClusterStagedUpdateRun %s rolled the cluster back to resource snapshot %s (index %s): %s", run, snapshot, index, truncate(why, 512))}
 }
 
 func bindingControlledExternally(placement string) condition {

@@ -50,6 +50,11 @@ const (
 	// is in progress; this one is initialized when it succeeds, is stopped or is
 	// deleted.
 	ReasonUpdateRunWaitingForOtherRun = "WaitingForOtherRun"
+	// ReasonUpdateRunResourceSnapshotFailed (False): the resource snapshot carries
+	// AnnotationFailedAnalysis: an analysis failed on it and a run rolled it back.
+	// A change of the placement's resources makes a new snapshot to run; removing
+	// the annotation lets a run take this one again.
+	ReasonUpdateRunResourceSnapshotFailed = "ResourceSnapshotFailed"
 )
 
 // Progressing reports whether a run is moving clusters now. It is False while the
@@ -65,6 +70,14 @@ const (
 	// ReasonUpdateRunWaiting (False): the stage's clusters are updated and the run
 	// waits for its after-stage tasks; the message says for what.
 	ReasonUpdateRunWaiting = "Waiting"
+	// ReasonUpdateRunRollingBack (True): an analysis failed with onFailure
+	// Rollback, and the clusters the run moved are moving back to the snapshots
+	// they ran before; the message names the check and its values.
+	ReasonUpdateRunRollingBack = "RollingBack"
+	// ReasonUpdateRunAnalysisPaused (False): an analysis failed with onFailure
+	// Pause, so the run starts no further stage; the message names the check and
+	// its values. The clusters already moved keep the run's snapshot.
+	ReasonUpdateRunAnalysisPaused = "AnalysisPaused"
 	// ReasonUpdateRunStopped (False): spec.state is Stop.
 	ReasonUpdateRunStopped = "Stopped"
 	// ReasonUpdateRunFinished (False): the run (or stage) has succeeded or failed.
@@ -84,6 +97,10 @@ const (
 	// ReasonUpdateRunFailed (False, run and stage): the run cannot go on; the
 	// message says why (for example, its resource snapshot was deleted).
 	ReasonUpdateRunFailed = "Failed"
+	// ReasonUpdateRunRolledBack (False, run and stage): an analysis failed and the
+	// run returned the clusters it moved to the snapshots they ran before; the
+	// message names the check and its values.
+	ReasonUpdateRunRolledBack = "RolledBack"
 	// ReasonClusterUnscheduled (False, cluster): the placement no longer has the
 	// cluster, so the run leaves it; this does not hold the stage.
 	ReasonClusterUnscheduled = "ClusterUnscheduled"
@@ -97,6 +114,24 @@ const (
 
 	// ReasonClusterUpdatingStarted (True): the binding names the run's snapshot.
 	ReasonClusterUpdatingStarted = "Started"
+)
+
+// RolledBack reports, per cluster, how a rollback returned it. It is absent
+// unless the run rolls back.
+const (
+	// ConditionClusterRolledBack is the type of a cluster's RolledBack condition.
+	ConditionClusterRolledBack = "RolledBack"
+
+	// ReasonClusterRollingBack (False): the cluster's binding is moving back to the
+	// snapshot it ran before the run.
+	ReasonClusterRollingBack = "RollingBack"
+	// ReasonClusterRolledBack (True): the cluster runs the snapshot it ran before
+	// the run again, Available.
+	ReasonClusterRolledBack = "RolledBack"
+	// ReasonClusterNotRolledBack (False): the cluster stays as it is: it ran no
+	// snapshot before the run, or that snapshot was deleted since, or it left the
+	// placement; the message says which.
+	ReasonClusterNotRolledBack = "NotRolledBack"
 )
 
 // Conditions of after-stage tasks.
@@ -116,6 +151,21 @@ const (
 	ReasonApprovalRequestApproved = "ApprovalRequestApproved"
 	// ReasonWaitTimeElapsed (True): see ConditionWaitTimeElapsed.
 	ReasonWaitTimeElapsed = "WaitTimeElapsed"
+)
+
+// AnalysisPassed reports the verdict of an Analysis task.
+const (
+	// ConditionAnalysisPassed is the type of an Analysis task's condition.
+	ConditionAnalysisPassed = "AnalysisPassed"
+
+	// ReasonAnalysisRunning (Unknown): rounds are running; the message counts
+	// them and says when the next runs.
+	ReasonAnalysisRunning = "AnalysisRunning"
+	// ReasonAnalysisPassed (True): successCount rounds in a row passed.
+	ReasonAnalysisPassed = "AnalysisPassed"
+	// ReasonAnalysisFailed (False): failureLimit rounds failed; the message names
+	// the check of the last failing round and its values.
+	ReasonAnalysisFailed = "AnalysisFailed"
 )
 
 // Conditions of ClusterApprovalRequests.

@@ -18,6 +18,8 @@ package v1beta1_test
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -45,6 +47,23 @@ func approval() placementv1beta1.AfterStageTask {
 
 func timedWait(d time.Duration) placementv1beta1.AfterStageTask {
 	return placementv1beta1.AfterStageTask{Type: placementv1beta1.AfterStageTaskTypeTimedWait, WaitTime: &metav1.Duration{Duration: d}}
+}
+
+// analysis returns an Analysis task that checks the CEL expressions, named
+// check-1, check-2, ...
+func analysis(onFailure placementv1beta1.AnalysisFailurePolicy, cels ...string) placementv1beta1.AfterStageTask {
+	a := &placementv1beta1.Analysis{Interval: metav1.Duration{Duration: 5 * time.Second}, SuccessCount: 3, FailureLimit: 1, OnFailure: onFailure}
+	for i, c := range cels {
+		a.Checks = append(a.Checks, placementv1beta1.AnalysisCheck{Name: fmt.Sprintf("check-%d", i+1), CEL: c})
+	}
+	return placementv1beta1.AfterStageTask{Type: placementv1beta1.AfterStageTaskTypeAnalysis, Analysis: a}
+}
+
+// withAnalysis returns an Analysis task of one check changed by edit.
+func withAnalysis(edit func(*placementv1beta1.Analysis)) placementv1beta1.AfterStageTask {
+	t := analysis(placementv1beta1.AnalysisFailureRollback, "clusters.size() > 0")
+	edit(t.Analysis)
+	return t
 }
 
 // withConcurrency returns s with maxConcurrency v.
@@ -115,7 +134,117 @@ func TestStagedUpdateStrategyValidation(t *testing.T) {
 			strategy: strategy(stage("canary", placementv1beta1.AfterStageTask{
 				Type: placementv1beta1.AfterStageTaskTypeApproval, WaitTime: &metav1.Duration{Duration: time.Minute},
 			})),
-			wantRefusal: "an Approval task takes no waitTime",
+			wantRefusal: "only a TimedWait task takes waitTime",
+		},
+		{
+			name: "a canary with an analysis that rolls back, an approval and a timed wait is accepted",
+			strategy: strategy(stage("canary", analysis(placementv1beta1.AnalysisFailureRollback, "clusters.all(c, size(c.driftedPlacements) == 0)"),
+				approval(), timedWait(time.Minute)), stage("prod")),
+		},
+		{
+			name:     "an analysis with ten checks is accepted",
+			strategy: strategy(stage("canary", analysis(placementv1beta1.AnalysisFailurePause, "true", "true", "true", "true", "true", "true", "true", "true", "true", "true"))),
+		},
+		{
+			name:        "an Analysis task without an analysis is refused",
+			strategy:    strategy(stage("canary", placementv1beta1.AfterStageTask{Type: placementv1beta1.AfterStageTaskTypeAnalysis})),
+			wantRefusal: "an Analysis task needs analysis, and only an Analysis task takes it",
+		},
+		{
+			name: "an Approval task with an analysis is refused",
+			strategy: strategy(stage("canary", func() placementv1beta1.AfterStageTask {
+				t := analysis(placementv1beta1.AnalysisFailurePause, "true")
+				t.Type = placementv1beta1.AfterStageTaskTypeApproval
+				return t
+			}())),
+			wantRefusal: "an Analysis task needs analysis, and only an Analysis task takes it",
+		},
+		{
+			name: "an Analysis task with a waitTime is refused",
+			strategy: strategy(stage("canary", func() placementv1beta1.AfterStageTask {
+				t := analysis(placementv1beta1.AnalysisFailurePause, "true")
+				t.WaitTime = &metav1.Duration{Duration: time.Minute}
+				return t
+			}())),
+			wantRefusal: "only a TimedWait task takes waitTime",
+		},
+		{
+			name:        "two analyses after one stage are refused",
+			strategy:    strategy(stage("canary", analysis(placementv1beta1.AnalysisFailurePause, "true"), analysis(placementv1beta1.AnalysisFailurePause, "true"))),
+			wantRefusal: "at most one after-stage task of each type",
+		},
+		{
+			name:        "an analysis without checks is refused",
+			strategy:    strategy(stage("canary", analysis(placementv1beta1.AnalysisFailurePause))),
+			wantRefusal: "spec.stages[0].afterStageTasks[0].analysis.checks",
+		},
+		{
+			name:        "an analysis with eleven checks is refused",
+			strategy:    strategy(stage("canary", analysis(placementv1beta1.AnalysisFailurePause, "true", "true", "true", "true", "true", "true", "true", "true", "true", "true", "true"))),
+			wantRefusal: "spec.stages[0].afterStageTasks[0].analysis.checks: Too many",
+		},
+		{
+			name: "two checks with one name are refused",
+			strategy: strategy(stage("canary", withAnalysis(func(a *placementv1beta1.Analysis) {
+				a.Checks = append(a.Checks, a.Checks[0])
+			}))),
+			wantRefusal: "check names must be unique",
+		},
+		{
+			name: "a check with no kind of check is refused",
+			strategy: strategy(stage("canary", withAnalysis(func(a *placementv1beta1.Analysis) {
+				a.Checks[0].CEL = ""
+			}))),
+			wantRefusal: "a check needs exactly one kind of check: cel",
+		},
+		{
+			name: "a cel expression over 4 KiB is refused",
+			strategy: strategy(stage("canary", withAnalysis(func(a *placementv1beta1.Analysis) {
+				a.Checks[0].CEL = "true" + strings.Repeat(" ", placementv1beta1.MaxAnalysisCheckExpressionLength)
+			}))),
+			wantRefusal: "spec.stages[0].afterStageTasks[0].analysis.checks[0].cel: Too long",
+		},
+		{
+			name: "a check name that is not a DNS label is refused",
+			strategy: strategy(stage("canary", withAnalysis(func(a *placementv1beta1.Analysis) {
+				a.Checks[0].Name = "Replicas Sane"
+			}))),
+			wantRefusal: "spec.stages[0].afterStageTasks[0].analysis.checks[0].name",
+		},
+		{
+			name: "an interval under a second is refused",
+			strategy: strategy(stage("canary", withAnalysis(func(a *placementv1beta1.Analysis) {
+				a.Interval = metav1.Duration{Duration: 500 * time.Millisecond}
+			}))),
+			wantRefusal: "interval must be a duration from 1s to 1h",
+		},
+		{
+			name: "an interval over an hour is refused",
+			strategy: strategy(stage("canary", withAnalysis(func(a *placementv1beta1.Analysis) {
+				a.Interval = metav1.Duration{Duration: 61 * time.Minute}
+			}))),
+			wantRefusal: "interval must be a duration from 1s to 1h",
+		},
+		{
+			name: "a successCount over 100 is refused",
+			strategy: strategy(stage("canary", withAnalysis(func(a *placementv1beta1.Analysis) {
+				a.SuccessCount = 101
+			}))),
+			wantRefusal: "spec.stages[0].afterStageTasks[0].analysis.successCount",
+		},
+		{
+			name: "a failureLimit over 100 is refused",
+			strategy: strategy(stage("canary", withAnalysis(func(a *placementv1beta1.Analysis) {
+				a.FailureLimit = 101
+			}))),
+			wantRefusal: "spec.stages[0].afterStageTasks[0].analysis.failureLimit",
+		},
+		{
+			name: "an unknown onFailure is refused",
+			strategy: strategy(stage("canary", withAnalysis(func(a *placementv1beta1.Analysis) {
+				a.OnFailure = "RollbackAll"
+			}))),
+			wantRefusal: `spec.stages[0].afterStageTasks[0].analysis.onFailure: Unsupported value: "RollbackAll"`,
 		},
 		{
 			name:        "two approvals after one stage are refused",
@@ -164,6 +293,26 @@ func updateRun(placement, index, strategy string) *placementv1beta1.ClusterStage
 			ResourceSnapshotIndex:    index,
 			StagedUpdateStrategyName: strategy,
 		},
+	}
+}
+
+// An analysis that leaves out successCount, failureLimit and onFailure gets 1, 1
+// and Pause.
+func TestAnalysisDefaults(t *testing.T) {
+	ctx := context.Background()
+	s := strategy(stage("canary", placementv1beta1.AfterStageTask{Type: placementv1beta1.AfterStageTaskTypeAnalysis, Analysis: &placementv1beta1.Analysis{
+		Interval: metav1.Duration{Duration: time.Second}, Checks: []placementv1beta1.AnalysisCheck{{Name: "any", CEL: "true"}},
+	}}))
+	if err := env.Client.Create(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	got := &placementv1beta1.ClusterStagedUpdateStrategy{}
+	if err := env.Client.Get(ctx, client.ObjectKeyFromObject(s), got); err != nil {
+		t.Fatal(err)
+	}
+	a := got.Spec.Stages[0].AfterStageTasks[0].Analysis
+	if a.SuccessCount != 1 || a.FailureLimit != 1 || a.OnFailure != placementv1beta1.AnalysisFailurePause {
+		t.Errorf("successCount %d, failureLimit %d, onFailure %q; want 1, 1, Pause", a.SuccessCount, a.FailureLimit, a.OnFailure)
 	}
 }
 

@@ -95,14 +95,14 @@ type StageConfig struct {
 
 	// AfterStageTasks must all complete, once every cluster of the stage is updated,
 	// before the next stage starts. At most one of each type.
-	// +kubebuilder:validation:MaxItems=2
+	// +kubebuilder:validation:MaxItems=3
 	// +kubebuilder:validation:XValidation:rule="self.all(t, self.exists_one(o, o.type == t.type))",message="at most one after-stage task of each type"
 	// +optional
 	AfterStageTasks []AfterStageTask `json:"afterStageTasks,omitempty"`
 }
 
 // AfterStageTaskType is a kind of task that ends a stage.
-// +kubebuilder:validation:Enum=Approval;TimedWait
+// +kubebuilder:validation:Enum=Approval;TimedWait;Analysis
 type AfterStageTaskType string
 
 const (
@@ -113,12 +113,18 @@ const (
 	// AfterStageTaskTypeTimedWait waits for waitTime after the stage's clusters are
 	// updated.
 	AfterStageTaskTypeTimedWait AfterStageTaskType = "TimedWait"
+	// AfterStageTaskTypeAnalysis runs the checks of its analysis every interval
+	// after the stage's clusters are updated: the task completes when they pass
+	// successCount rounds in a row, and fails the stage (see onFailure) when they
+	// fail failureLimit rounds.
+	AfterStageTaskTypeAnalysis AfterStageTaskType = "Analysis"
 )
 
 // AfterStageTask is a task that ends a stage.
 //
 // +kubebuilder:validation:XValidation:rule="self.type != 'TimedWait' || has(self.waitTime)",message="a TimedWait task needs waitTime"
-// +kubebuilder:validation:XValidation:rule="self.type != 'Approval' || !has(self.waitTime)",message="an Approval task takes no waitTime"
+// +kubebuilder:validation:XValidation:rule="self.type == 'TimedWait' || !has(self.waitTime)",message="only a TimedWait task takes waitTime"
+// +kubebuilder:validation:XValidation:rule="self.type == 'Analysis' ? has(self.analysis) : !has(self.analysis)",message="an Analysis task needs analysis, and only an Analysis task takes it"
 type AfterStageTask struct {
 	// Type is the kind of task.
 	// +required
@@ -132,6 +138,105 @@ type AfterStageTask struct {
 	// +kubebuilder:validation:XValidation:rule="duration(self) <= duration('720h')",message="waitTime must be a duration of at most 720h"
 	// +optional
 	WaitTime *metav1.Duration `json:"waitTime,omitempty"`
+
+	// Analysis is what an Analysis task checks, how often, and what happens when
+	// the checks fail. Only for Analysis, and required there.
+	// +optional
+	Analysis *Analysis `json:"analysis,omitempty"`
+}
+
+// AnalysisFailurePolicy is what a run does when an analysis fails.
+// +kubebuilder:validation:Enum=Pause;Rollback
+type AnalysisFailurePolicy string
+
+const (
+	// AnalysisFailurePause stops the run where it is: no further stage starts, and
+	// the clusters already moved keep the run's snapshot until a user acts.
+	AnalysisFailurePause AnalysisFailurePolicy = "Pause"
+	// AnalysisFailureRollback returns every cluster the run moved to the resource
+	// snapshot it ran before the run (at most maxConcurrency of a stage at a time),
+	// marks the run's resource snapshot failed (AnnotationFailedAnalysis) and ends
+	// the run (Succeeded False, RolledBack).
+	AnalysisFailureRollback AnalysisFailurePolicy = "Rollback"
+)
+
+// Bounds of an analysis.
+const (
+	// MaxAnalysisCheckExpressionLength is the longest cel expression of an
+	// analysis check, in bytes.
+	MaxAnalysisCheckExpressionLength = 4096
+)
+
+// Analysis judges the clusters a stage just updated: every interval, each check
+// runs once (a round); a round passes when every check passes. The analysis
+// passes after successCount passing rounds in a row and fails after failureLimit
+// failing rounds in all, whichever comes first.
+type Analysis struct {
+	// Interval is how long from one round to the next, as a duration such as 10s or
+	// 1m; the first round runs when the stage's clusters are all updated. From 1s to
+	// 1h.
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=32
+	// +kubebuilder:validation:Pattern=`^([0-9]+(\.[0-9]+)?(ms|s|m|h))+$`
+	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('1s') && duration(self) <= duration('1h')",message="interval must be a duration from 1s to 1h"
+	// +required
+	Interval metav1.Duration `json:"interval"`
+
+	// SuccessCount is how many passing rounds in a row pass the analysis. From 1
+	// to 100. Default: 1.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=100
+	// +kubebuilder:default=1
+	// +optional
+	SuccessCount int32 `json:"successCount,omitempty"`
+
+	// FailureLimit is how many failing rounds (in all, not only in a row) fail the
+	// analysis. From 1 to 100. Default: 1.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=100
+	// +kubebuilder:default=1
+	// +optional
+	FailureLimit int32 `json:"failureLimit,omitempty"`
+
+	// OnFailure is what the run does when the analysis fails: Pause (stop where
+	// it is) or Rollback (return the clusters it moved). Default: Pause.
+	// +kubebuilder:default=Pause
+	// +optional
+	OnFailure AnalysisFailurePolicy `json:"onFailure,omitempty"`
+
+	// Checks are what every round evaluates; names are unique.
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=10
+	// +kubebuilder:validation:XValidation:rule="self.all(c, self.exists_one(o, o.name == c.name))",message="check names must be unique"
+	// +required
+	Checks []AnalysisCheck `json:"checks"`
+}
+
+// AnalysisCheck is one check of an analysis. Exactly one kind of check is set;
+// cel is the only kind yet.
+//
+// +kubebuilder:validation:XValidation:rule="[has(self.cel)].filter(k, k).size() == 1",message="a check needs exactly one kind of check: cel"
+type AnalysisCheck struct {
+	// Name identifies the check in the run's status, conditions and Events.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	// +required
+	Name string `json:"name"`
+
+	// CEL is a Common Expression Language expression that is true when the check
+	// passes. It sees clusters: the stage's clusters, each as its entry of the
+	// placement's status.placementStatuses (clusterName, observedResourceIndex,
+	// conditions, failedPlacements, diffedPlacements, driftedPlacements, feedback,
+	// ...; lists are present, empty when there is nothing), plus labels (the
+	// cluster's labels). For example:
+	// clusters.all(c, c.feedback.all(f, f.kind != 'Deployment' || f.values.all(v, v.name != 'replicas' || int(v.value) <= 3))).
+	// An expression that does not compile, or does not return a bool, keeps the
+	// run from starting (its Initialized condition says why).
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=4096
+	// +optional
+	CEL string `json:"cel,omitempty"`
 }
 
 // ClusterStagedUpdateStrategyList is a list of ClusterStagedUpdateStrategies.
@@ -318,6 +423,12 @@ type ClusterUpdatingStatus struct {
 	// +optional
 	ClusterResourceOverrideSnapshots []string `json:"clusterResourceOverrideSnapshots,omitempty"`
 
+	// PreviousResourceSnapshotName is the resource snapshot the cluster ran when
+	// the run was initialized, before the run moved it; empty when it ran none.
+	// A rollback returns the cluster to it.
+	// +optional
+	PreviousResourceSnapshotName string `json:"previousResourceSnapshotName,omitempty"`
+
 	// StartTime is when the run moved the cluster to its snapshot.
 	// +optional
 	StartTime *metav1.Time `json:"startTime,omitempty"`
@@ -326,7 +437,8 @@ type ClusterUpdatingStatus struct {
 	// +optional
 	EndTime *metav1.Time `json:"endTime,omitempty"`
 
-	// Conditions describe the cluster: Started and Succeeded.
+	// Conditions describe the cluster: Started and Succeeded, and RolledBack
+	// once a rollback moves it back.
 	// +listType=map
 	// +listMapKey=type
 	// +optional
@@ -348,12 +460,43 @@ type AfterStageTaskStatus struct {
 	// +optional
 	StartTime *metav1.Time `json:"startTime,omitempty"`
 
+	// Analysis is the progress of an Analysis task.
+	// +optional
+	Analysis *AnalysisStatus `json:"analysis,omitempty"`
+
 	// Conditions describe the task: ApprovalRequestCreated and
-	// ApprovalRequestApproved for Approval, WaitTimeElapsed for TimedWait.
+	// ApprovalRequestApproved for Approval, WaitTimeElapsed for TimedWait,
+	// AnalysisPassed for Analysis.
 	// +listType=map
 	// +listMapKey=type
 	// +optional
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// AnalysisStatus counts the rounds of an Analysis task. It keeps counts and the
+// last failure, not every round.
+type AnalysisStatus struct {
+	// Rounds is how many rounds ran.
+	// +optional
+	Rounds int32 `json:"rounds,omitempty"`
+
+	// ConsecutiveSuccesses is how many of the last rounds passed, in a row.
+	// +optional
+	ConsecutiveSuccesses int32 `json:"consecutiveSuccesses,omitempty"`
+
+	// Failures is how many rounds failed, in all.
+	// +optional
+	Failures int32 `json:"failures,omitempty"`
+
+	// LastRoundTime is when the last round ran; the next runs an interval later.
+	// +optional
+	LastRoundTime *metav1.Time `json:"lastRoundTime,omitempty"`
+
+	// LastFailure says which check failed in the last failing round, and with what
+	// values. At most 1 KiB.
+	// +kubebuilder:validation:MaxLength=1024
+	// +optional
+	LastFailure string `json:"lastFailure,omitempty"`
 }
 
 // ClusterStagedUpdateRunList is a list of ClusterStagedUpdateRuns.

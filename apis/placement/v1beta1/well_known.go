@@ -71,6 +71,15 @@ const (
 	// AnnotationRebalanced records, on the scheduling policy snapshot, the value of
 	// AnnotationRebalance the scheduler last acted on.
 	AnnotationRebalanced = "placement.flotilla.io/rebalanced"
+
+	// AnnotationFailedAnalysis marks, on the first resource snapshot of a set, that
+	// an analysis failed on it and a ClusterStagedUpdateRun rolled it back; the
+	// value names the run, the stage and the check. A run of a marked snapshot is
+	// not initialized (ResourceSnapshotFailed): a change of the placement's
+	// resources makes a new snapshot to roll out. Removing the annotation (kubectl
+	// annotate ... placement.flotilla.io/failed-analysis-) lets a run take the
+	// snapshot again.
+	AnnotationFailedAnalysis = "placement.flotilla.io/failed-analysis"
 )
 
 // Finalizers on placement.flotilla.io objects.

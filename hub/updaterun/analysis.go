@@ -1,0 +1,414 @@
+/*
+Copyright 2026 The Flotilla Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package updaterun
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/cel-go/cel"
+	"github.com/google/cel-go/common/types"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+)
+
+// An Analysis task judges the clusters its stage just updated. Every interval it
+// runs a round: each check is evaluated once over the stage's clusters. A round
+// passes when every check is true. The analysis passes after successCount
+// passing rounds in a row and fails after failureLimit failing rounds in all.
+// A check that cannot be evaluated (a runtime error, such as a missing map key)
+// fails its round, with the error as its message.
+
+// Bounds of the CEL checks.
+const (
+	// checkCostLimit bounds the work one evaluation of a check may do (CEL's
+	// estimated cost units): a stage of hundreds of clusters, each with its 100
+	// feedback resources of 20 values, stays well inside it.
+	checkCostLimit = 10_000_000
+	// checkTimeout bounds the time one evaluation of a check may take.
+	checkTimeout = time.Second
+	// maxFailureMessage bounds status.analysis.lastFailure, as the API does.
+	maxFailureMessage = 1024
+)
+
+// analysisPhase is the verdict on an analysis after a round.
+type analysisPhase int
+
+const (
+	// analysisRunning: more rounds are needed.
+	analysisRunning analysisPhase = iota
+	// analysisPassed: successCount rounds in a row passed.
+	analysisPassed
+	// analysisFailed: failureLimit rounds failed.
+	analysisFailed
+)
+
+func (p analysisPhase) String() string {
+	switch p {
+	case analysisPassed:
+		return "Passed"
+	case analysisFailed:
+		return "Failed"
+	default:
+		return "Running"
+	}
+}
+
+// checkResult is the outcome of one check in one round.
+type checkResult struct {
+	// name is the check's name.
+	name string
+	// passed: the check was true.
+	passed bool
+	// message says, for a check that did not pass, why: which clusters, with
+	// which values, or the evaluation error.
+	message string
+}
+
+// judgeRound adds a round's results to the analysis's counts and returns the
+// new counts and the verdict. The rules:
+//   - a round passes when every check passed (a round of no checks passes);
+//   - a passing round adds one to consecutiveSuccesses; a failing one adds one to
+//     failures, resets consecutiveSuccesses and records its failing checks'
+//     messages as lastFailure (cut to 1 KiB);
+//   - failures reaching failureLimit fails the analysis, and this comes first:
+//     a failing round never passes it;
+//   - else consecutiveSuccesses reaching successCount passes it;
+//   - else it is still running.
+//
+// Limits below 1 count as 1. A pure function: now is the round's time.
+func judgeRound(spec *placementv1beta1.Analysis, before placementv1beta1.AnalysisStatus, round []checkResult, now metav1.Time) (placementv1beta1.AnalysisStatus, analysisPhase) {
+	st := before
+	st.Rounds++
+	st.LastRoundTime = now.DeepCopy()
+	var failing []string
+	for _, r := range round {
+		if !r.passed {
+			failing = append(failing, r.message)
+		}
+	}
+	if len(failing) == 0 {
+		st.ConsecutiveSuccesses++
+	} else {
+		st.Failures++
+		st.ConsecutiveSuccesses = 0
+		st.LastFailure = truncate(strings.Join(failing, "; "), maxFailureMessage)
+	}
+	switch {
+	case st.Failures >= atLeastOne(spec.FailureLimit):
+		return st, analysisFailed
+	case st.ConsecutiveSuccesses >= atLeastOne(spec.SuccessCount):
+		return st, analysisPassed
+	default:
+		return st, analysisRunning
+	}
+}
+
+// nextRoundIn is how long until the next round of an analysis whose last round
+// ran at last (nil: none yet, so now), every interval.
+func nextRoundIn(last *metav1.Time, interval time.Duration, now time.Time) time.Duration {
+	if last == nil {
+		return 0
+	}
+	if d := last.Add(interval).Sub(now); d > 0 {
+		return d
+	}
+	return 0
+}
+
+func atLeastOne(n int32) int32 {
+	if n < 1 {
+		return 1
+	}
+	return n
+}
+
+// truncate cuts s to at most n bytes, at a rune boundary, marking the cut.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	const more = " …"
+	cut := n - len(more)
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + more
+}
+
+// checkEnv is the environment checks compile in: one variable, clusters, a list
+// of maps (see clusterValue).
+var checkEnv = sync.OnceValues(func() (*cel.Env, error) {
+	return cel.NewEnv(cel.Variable("clusters", cel.ListType(cel.MapType(cel.StringType, cel.DynType))))
+})
+
+// compiledCheck is one check, ready to evaluate.
+type compiledCheck struct {
+	name string
+	prg  cel.Program
+}
+
+// compileChecks compiles an analysis's checks. The error, for a check that does
+// not compile or does not return a bool, is written for the user: it names the
+// check and says what the compiler says, on one line.
+func compileChecks(checks []placementv1beta1.AnalysisCheck) ([]compiledCheck, error) {
+	env, err := checkEnv()
+	if err != nil {
+		return nil, fmt.Errorf("failed to create the CEL environment: %w", err)
+	}
+	out := make([]compiledCheck, 0, len(checks))
+	for _, c := range checks {
+		if c.CEL == "" {
+			return nil, fmt.Errorf("check %s has no cel expression", c.Name)
+		}
+		if len(c.CEL) > placementv1beta1.MaxAnalysisCheckExpressionLength {
+			return nil, fmt.Errorf("check %s: the cel expression is %d bytes long, over the limit of %d", c.Name, len(c.CEL), placementv1beta1.MaxAnalysisCheckExpressionLength)
+		}
+		ast, iss := env.Compile(c.CEL)
+		if iss.Err() != nil {
+			return nil, fmt.Errorf("check %s: the cel expression does not compile: %s", c.Name, oneLine(iss.Err().Error()))
+		}
+		if t := ast.OutputType(); !t.IsExactType(types.BoolType) && !t.IsExactType(types.DynType) {
+			return nil, fmt.Errorf("check %s: the cel expression returns %s, not bool", c.Name, t)
+		}
+		prg, err := env.Program(ast, cel.CostLimit(checkCostLimit), cel.InterruptCheckFrequency(100))
+		if err != nil {
+			return nil, fmt.Errorf("check %s: the cel expression cannot be evaluated: %s", c.Name, oneLine(err.Error()))
+		}
+		out = append(out, compiledCheck{name: c.Name, prg: prg})
+	}
+	return out, nil
+}
+
+// validateAnalyses compiles the checks of every Analysis task of a strategy, and
+// says (for the user) what is wrong with the first check that does not compile.
+func validateAnalyses(spec *placementv1beta1.StagedUpdateStrategySpec) error {
+	for _, st := range spec.Stages {
+		for _, t := range st.AfterStageTasks {
+			if t.Type != placementv1beta1.AfterStageTaskTypeAnalysis {
+				continue
+			}
+			if t.Analysis == nil {
+				return fmt.Errorf("stage %s: the Analysis task has no analysis", st.Name)
+			}
+			if _, err := compileChecks(t.Analysis.Checks); err != nil {
+				return fmt.Errorf("stage %s: %w", st.Name, err)
+			}
+		}
+	}
+	return nil
+}
+
+// clusterInput is what a check sees of one cluster.
+type clusterInput struct {
+	// status is the cluster's entry of the placement's status.placementStatuses.
+	status placementv1beta1.PerClusterPlacementStatus
+	// labels are the cluster's labels.
+	labels map[string]string
+}
+
+// listFields are the list fields of a per-cluster status, which a check sees
+// empty rather than missing when there is nothing in them.
+var listFields = []string{
+	"applicableResourceOverrides", "applicableClusterResourceOverrides", "failedPlacements",
+	"diffedPlacements", "driftedPlacements", "feedback", "conditions",
+}
+
+// clusterValue turns a cluster into the map a check sees: its per-cluster status
+// under the field names of status.placementStatuses, every list field present,
+// every feedback value with its name, value and error, plus labels.
+func clusterValue(in clusterInput) (map[string]any, error) {
+	data, err := json.Marshal(in.status)
+	if err != nil {
+		return nil, fmt.Errorf("failed to encode the status of cluster %s: %w", in.status.ClusterName, err)
+	}
+	m := map[string]any{}
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, fmt.Errorf("failed to decode the status of cluster %s: %w", in.status.ClusterName, err)
+	}
+	for _, f := range []string{"clusterName", "observedResourceIndex"} {
+		if _, ok := m[f]; !ok {
+			m[f] = ""
+		}
+	}
+	for _, f := range listFields {
+		if _, ok := m[f]; !ok {
+			m[f] = []any{}
+		}
+	}
+	for _, rf := range m["feedback"].([]any) {
+		res, ok := rf.(map[string]any)
+		if !ok {
+			continue
+		}
+		if _, ok := res["values"]; !ok {
+			res["values"] = []any{}
+		}
+		for _, v := range res["values"].([]any) {
+			if val, ok := v.(map[string]any); ok {
+				for _, f := range []string{"value", "error"} {
+					if _, ok := val[f]; !ok {
+						val[f] = ""
+					}
+				}
+			}
+		}
+	}
+	labels := make(map[string]any, len(in.labels))
+	for k, v := range in.labels {
+		labels[k] = v
+	}
+	m["labels"] = labels
+	return m, nil
+}
+
+// runChecks evaluates every check once over the clusters. A check that is false
+// is evaluated again over each cluster alone, so that its message can name the
+// clusters it is false on, with their feedback values.
+func runChecks(ctx context.Context, checks []compiledCheck, clusters []clusterInput) ([]checkResult, error) {
+	all := make([]any, 0, len(clusters))
+	for _, c := range clusters {
+		v, err := clusterValue(c)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, v)
+	}
+	out := make([]checkResult, 0, len(checks))
+	for _, c := range checks {
+		ok, err := evalCheck(ctx, c, all)
+		switch {
+		case err != nil:
+			out = append(out, checkResult{name: c.name, message: fmt.Sprintf("check %s could not be evaluated: %s", c.name, oneLine(err.Error()))})
+		case ok:
+			out = append(out, checkResult{name: c.name, passed: true})
+		default:
+			var on []string
+			for i, cl := range clusters {
+				if alone, err := evalCheck(ctx, c, all[i:i+1]); err == nil && !alone {
+					on = append(on, describeCluster(cl))
+				}
+			}
+			msg := fmt.Sprintf("check %s is false over %s", c.name, plural(len(clusters), "cluster"))
+			if len(on) > 0 {
+				msg = fmt.Sprintf("check %s is false on %s", c.name, strings.Join(on, ", "))
+			}
+			out = append(out, checkResult{name: c.name, message: msg})
+		}
+	}
+	return out, nil
+}
+
+// evalCheck evaluates one check over the clusters (maps from clusterValue).
+func evalCheck(ctx context.Context, c compiledCheck, clusters []any) (bool, error) {
+	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
+	defer cancel()
+	val, _, err := c.prg.ContextEval(ctx, map[string]any{"clusters": clusters})
+	if err != nil {
+		return false, err
+	}
+	b, ok := val.Value().(bool)
+	if !ok {
+		return false, fmt.Errorf("it returned %v (%s), not a bool", val.Value(), val.Type().TypeName())
+	}
+	return b, nil
+}
+
+// describeCluster names a cluster and its feedback values, as
+// "a-1 (Deployment app/web: replicas=5, ready=5)"; at most 5 resources.
+func describeCluster(c clusterInput) string {
+	var parts []string
+	for i, f := range c.status.Feedback {
+		if i == 5 {
+			parts = append(parts, fmt.Sprintf("%d more", len(c.status.Feedback)-5))
+			break
+		}
+		vals := make([]string, 0, len(f.Values))
+		for _, v := range f.Values {
+			if v.Error != "" {
+				vals = append(vals, fmt.Sprintf("%s error %q", v.Name, v.Error))
+				continue
+			}
+			vals = append(vals, fmt.Sprintf("%s=%s", v.Name, v.Value))
+		}
+		sort.Strings(vals)
+		name := f.Name
+		if f.Namespace != "" {
+			name = f.Namespace + "/" + f.Name
+		}
+		parts = append(parts, fmt.Sprintf("%s %s: %s", f.Kind, name, strings.Join(vals, ", ")))
+	}
+	if len(parts) == 0 {
+		return c.status.ClusterName
+	}
+	return fmt.Sprintf("%s (%s)", c.status.ClusterName, strings.Join(parts, "; "))
+}
+
+// checkCache holds each run's compiled checks, by the run's UID and the stage's
+// index, so that a run compiles its checks once, not every round.
+type checkCache struct {
+	mu sync.Mutex
+	m  map[checkKey][]compiledCheck
+}
+
+type checkKey struct {
+	run   string
+	stage int
+}
+
+// maxCachedAnalyses bounds the cache: beyond it, it starts again empty.
+const maxCachedAnalyses = 256
+
+func (c *checkCache) get(run string, stage int, checks []placementv1beta1.AnalysisCheck) ([]compiledCheck, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	key := checkKey{run, stage}
+	if got, ok := c.m[key]; ok {
+		return got, nil
+	}
+	compiled, err := compileChecks(checks)
+	if err != nil {
+		return nil, err
+	}
+	if c.m == nil || len(c.m) >= maxCachedAnalyses {
+		c.m = map[checkKey][]compiledCheck{}
+	}
+	c.m[key] = compiled
+	return compiled, nil
+}
+
+// forget drops a run's compiled checks (the run finished).
+func (c *checkCache) forget(run string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for k := range c.m {
+		if k.run == run {
+			delete(c.m, k)
+		}
+	}
+}
+
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " | ")), " ")
+}
