@@ -21,6 +21,8 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
 )
 
 // Back-off of a cluster that failed repeatedly (failback rule 4).
@@ -75,7 +77,7 @@ type CandidateCluster struct {
 type FailbackInput struct {
 	Now time.Time
 	// Policy is the placement's failback policy; nil means not opted in.
-	Policy *FailbackPolicy
+	Policy *placementv1beta1.FailbackPolicy
 	// Placed are the clusters the placement is on (active bindings).
 	Placed []PlacedCluster
 	// Candidates are the other clusters the scheduler would accept now.
@@ -205,23 +207,7 @@ func heldOutUntil(c CandidateCluster, stabilization time.Duration, now time.Time
 	return due, why
 }
 
-// FailbackPolicy is how a placement moves back to more preferred clusters.
-// It is not part of the API yet: the controller that carries the decision out
-// comes first (issue 22), then the field spec.policy.failback.
-type FailbackPolicy struct {
-	// StabilizationSeconds is how long a more preferred cluster must have been
-	// eligible (joined, connected, healthy, no untolerated taint) without a
-	// break before the placement moves back to it. At least 10, at most 86400
-	// (a day). Default: 60.
-	StabilizationSeconds *int32
-
-	// MaxConcurrent is how many placements may be failing back at once across
-	// the fleet for this one to start: it waits while that many or more are
-	// under way. At least 1, at most 1000. Default: 10.
-	MaxConcurrent *int32
-}
-
-// Defaults of FailbackPolicy.
+// Defaults of placementv1beta1.FailbackPolicy (spec.policy.failback).
 const (
 	DefaultFailbackStabilizationSeconds = 60
 	DefaultFailbackMaxConcurrent        = 10
