@@ -73,13 +73,13 @@ func TestDecideFailback(t *testing.T) {
 		{
 			name: "a cluster that failed twice within the hour is held out for the base back-off after its last failure",
 			in:   FailbackInput{Policy: policy, Placed: onSecondary, Candidates: []CandidateCluster{primary(40*time.Second, 2*time.Minute, 20*time.Minute)}},
-			want: FailbackDecision{Action: FailbackWait, To: "primary-1", RecheckAfter: 3 * time.Minute,
+			want: FailbackDecision{Action: FailbackWait, To: "primary-1", RecheckAfter: 3 * time.Minute, BackingOff: true,
 				Why: "primary-1 is preferred to secondary-1 but failed 2 times in the last 1h0m0s: held out for 5m0s after its last failure"},
 		},
 		{
 			name: "the back-off doubles with each further failure",
 			in:   FailbackInput{Policy: policy, Placed: onSecondary, Candidates: []CandidateCluster{primary(40*time.Second, 2*time.Minute, 10*time.Minute, 20*time.Minute)}},
-			want: FailbackDecision{Action: FailbackWait, To: "primary-1", RecheckAfter: 8 * time.Minute,
+			want: FailbackDecision{Action: FailbackWait, To: "primary-1", RecheckAfter: 8 * time.Minute, BackingOff: true,
 				Why: "primary-1 is preferred to secondary-1 but failed 3 times in the last 1h0m0s: held out for 10m0s after its last failure"},
 		},
 		{
@@ -87,7 +87,7 @@ func TestDecideFailback(t *testing.T) {
 			in: FailbackInput{Policy: policy, Placed: onSecondary, Candidates: []CandidateCluster{
 				primary(40*time.Second, time.Minute, 2*time.Minute, 3*time.Minute, 4*time.Minute, 5*time.Minute, 6*time.Minute, 7*time.Minute, 8*time.Minute),
 			}},
-			want: FailbackDecision{Action: FailbackWait, To: "primary-1", RecheckAfter: 59 * time.Minute,
+			want: FailbackDecision{Action: FailbackWait, To: "primary-1", RecheckAfter: 59 * time.Minute, BackingOff: true,
 				Why: "primary-1 is preferred to secondary-1 but failed 8 times in the last 1h0m0s: held out for 1h0m0s after its last failure"},
 		},
 		{
