@@ -99,6 +99,15 @@ func (r *FailbackReconciler) Reconcile(ctx context.Context, req reconcile.Reques
 	if err != nil {
 		return ctrl.Result{}, err
 	}
+	for _, b := range all {
+		// A binding given up is no longer active: its request is done, and must
+		// not move the placement again should the scheduler reuse the binding.
+		if !pipeline.IsActive(b) && b.GetDeletionTimestamp().IsZero() && pipeline.FailbackRequested(b) != nil {
+			if err := pipeline.ApplyBindingStatus(ctx, r.Client, b, pipeline.ManagerFailback, []string{placementv1beta1.ConditionFailbackRequested}, pipeline.BindingStatus{}); err != nil {
+				return ctrl.Result{}, err
+			}
+		}
+	}
 	active := pipeline.ActiveBindings(all)
 	failures, changed := recordFailures(parseFailures(p.GetAnnotations()[placementv1beta1.AnnotationFailbackFailures]), active, now)
 	if changed {

@@ -163,3 +163,42 @@ func TestAPlacementOnItsPreferredClusterStays(t *testing.T) {
 	failbackPlacement(t, "nb-stay", "nb-", "nb-primary", 1, nil)
 	testenv.Eventually(t, 20*time.Second, failbackCondition("nb-stay", metav1.ConditionFalse, placementv1beta1.ReasonFailbackNotNeeded, "most preferred"))
 }
+
+// Once the binding given up is unscheduled, its FailbackRequested condition is
+// removed, so that a later reuse of the binding does not move the placement.
+func TestAFinishedFailbackRequestIsCleared(t *testing.T) {
+	tieredMember(t, "cl-primary", "cl-primary")
+	tieredMember(t, "cl-secondary", "cl-secondary")
+	startFailback(t)
+	failbackPlacement(t, "cl-done", "cl-", "cl-primary", 1, nil)
+	ctx := context.Background()
+	old := &placementv1beta1.ClusterResourceBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "cl-done-cl-secondary", Labels: map[string]string{placementv1beta1.LabelPlacementName: "cl-done"}},
+		Spec:       placementv1beta1.ResourceBindingSpec{State: placementv1beta1.BindingStateUnscheduled, TargetCluster: "cl-secondary"},
+	}
+	if err := env.Client.Create(ctx, old); err != nil {
+		t.Fatal(err)
+	}
+	// Another writer's condition, as on every binding the hub schedules.
+	conditions.Set(&old.Status.Conditions, placementv1beta1.ConditionScheduled, metav1.ConditionTrue, placementv1beta1.ReasonScheduled, "test", old.Generation)
+	if err := env.Client.Status().Update(ctx, old); err != nil {
+		t.Fatal(err)
+	}
+	var own []metav1.Condition
+	conditions.Set(&own, placementv1beta1.ConditionFailbackRequested, metav1.ConditionTrue, placementv1beta1.ReasonFailingBack,
+		pipeline.FailbackMessage("cl-primary", "test"), old.Generation)
+	// As the failback controller wrote it, before the binding was unscheduled.
+	if err := pipeline.ApplyBindingStatus(ctx, env.Client, old, pipeline.ManagerFailback, []string{placementv1beta1.ConditionFailbackRequested}, pipeline.BindingStatus{Conditions: own}); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, 20*time.Second, func() error {
+		b := &placementv1beta1.ClusterResourceBinding{}
+		if err := env.Client.Get(ctx, types.NamespacedName{Name: old.Name}, b); err != nil {
+			return err
+		}
+		if c := conditions.Get(b.Status.Conditions, placementv1beta1.ConditionFailbackRequested); c != nil {
+			return fmt.Errorf("FailbackRequested is still %+v", c)
+		}
+		return nil
+	})
+}
