@@ -345,3 +345,186 @@ func TestUnavailableResourcesMoveAnOptedInPlacement(t *testing.T) {
 	t.Logf("moved from member-2 to %s, where the Deployment is available", moved)
 	framework.Eventually(t, time.Minute, onMember(t, "member-2", &appsv1.Deployment{}, types.NamespacedName{Namespace: "e2e-unavailable", Name: "web"}, false))
 }
+
+// preferMember1 is a PickN=1 policy preferring member-1 to every other
+// cluster, failing over 10s after a cluster becomes unreachable and failing
+// back after a stabilization window of 10s.
+func preferMember1() *placementv1beta1.PlacementPolicy {
+	return &placementv1beta1.PlacementPolicy{
+		PlacementType: placementv1beta1.PickN, NumberOfClusters: ptr.To[int32](1),
+		Tolerations: []placementv1beta1.Toleration{{Key: clusterv1beta1.TaintUnreachable, Operator: placementv1beta1.TolerationOpExists,
+			Effect: clusterv1beta1.TaintEffectNoExecute, TolerationSeconds: ptr.To[int64](10)}},
+		ClusterPreferences: []placementv1beta1.ClusterPreference{
+			{LabelSelector: metav1.LabelSelector{MatchLabels: map[string]string{clusterv1beta1.LabelClusterName: "member-1"}}},
+			{LabelSelector: metav1.LabelSelector{}},
+		},
+		Failback: &placementv1beta1.FailbackPolicy{StabilizationSeconds: ptr.To[int32](10), MaxConcurrent: ptr.To[int32](10)},
+	}
+}
+
+// availableOn returns the clusters where the hub sees the placement Available.
+func availableOn(ctx context.Context, hub client.Client, name string) ([]string, error) {
+	crp := &placementv1beta1.ClusterResourcePlacement{}
+	if err := hub.Get(ctx, types.NamespacedName{Name: name}, crp); err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, pcs := range crp.Status.PlacementStatuses {
+		if conditions.IsTrue(pcs.Conditions, placementv1beta1.ConditionAvailable) {
+			out = append(out, pcs.ClusterName)
+		}
+	}
+	return out, nil
+}
+
+// failOver stops member-1's agent and waits until the placement is available
+// on one other cluster, which it returns with how long that took.
+func failOver(t *testing.T, hub client.Client, name string) (string, time.Duration) {
+	t.Helper()
+	ctx := context.Background()
+	stopped := time.Now()
+	if err := provider.StopAgent(ctx, "member-1"); err != nil {
+		t.Fatal(err)
+	}
+	var replacement string
+	framework.Eventually(t, time.Minute, func() error {
+		got, err := clustersOf(ctx, hub, name)
+		if err != nil {
+			return err
+		}
+		if len(got) != 1 || got[0] == "member-1" {
+			return fmt.Errorf("placement is on %v", got)
+		}
+		replacement = got[0]
+		return framework.PlacementConditionsTrue(ctx, hub, name, replacement)()
+	})
+	return replacement, time.Since(stopped)
+}
+
+// watchGaps polls the placement until stop is closed and reports, on the
+// returned channel, the moments no cluster had it Available.
+func watchGaps(ctx context.Context, hub client.Client, name string, stop <-chan struct{}) <-chan []time.Time {
+	out := make(chan []time.Time, 1)
+	go func() {
+		var gaps []time.Time
+		tick := time.NewTicker(200 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				out <- gaps
+				return
+			case <-tick.C:
+				if got, err := availableOn(ctx, hub, name); err == nil && len(got) == 0 {
+					gaps = append(gaps, time.Now())
+				}
+			}
+		}
+	}()
+	return out
+}
+
+func failbackCondition(ctx context.Context, hub client.Client, name string) (*metav1.Condition, error) {
+	crp := &placementv1beta1.ClusterResourcePlacement{}
+	if err := hub.Get(ctx, types.NamespacedName{Name: name}, crp); err != nil {
+		return nil, err
+	}
+	return conditions.Get(crp.Status.Conditions, placementv1beta1.ClusterResourcePlacementConditionType(placementv1beta1.ConditionFailback)), nil
+}
+
+// A placement preferring member-1 fails over when member-1's agent stops and,
+// once the agent is back, returns to member-1 after the stabilization window —
+// the copy elsewhere stays until the one on member-1 is Available, so at no
+// moment is the placement Available nowhere.
+func TestFailbackReturnsToThePreferredClusterWithoutAGap(t *testing.T) {
+	ctx := context.Background()
+	hub := hubClient(t)
+	appNamespace(t, hub, "e2e-failback")
+	placeNamespace(t, hub, "e2e-failback", "e2e-failback", preferMember1())
+	if got := onlyCluster(t, hub, "e2e-failback"); got != "member-1" {
+		t.Fatalf("placed on %s, want the preferred member-1", got)
+	}
+	restartAgentAtEnd(t, "member-1")
+	replacement, took := failOver(t, hub, "e2e-failback")
+	t.Logf("failover: available on %s %s after member-1's agent stopped", replacement, took.Round(100*time.Millisecond))
+
+	stop := make(chan struct{})
+	gaps := watchGaps(ctx, hub, "e2e-failback", stop)
+	started := time.Now()
+	if err := provider.StartAgent(ctx, "member-1"); err != nil {
+		t.Fatal(err)
+	}
+	framework.Eventually(t, 2*time.Minute, framework.PlacementConditionsTrue(ctx, hub, "e2e-failback", "member-1"))
+	close(stop)
+	t.Logf("failback: available on member-1 alone %s after its agent started (stabilization window 10s)", time.Since(started).Round(100*time.Millisecond))
+	if g := <-gaps; len(g) > 0 {
+		t.Errorf("the placement was Available on no cluster at %d polls during the failback, first at %s", len(g), g[0].Format(time.RFC3339Nano))
+	}
+	framework.Eventually(t, 30*time.Second, func() error {
+		c, err := failbackCondition(ctx, hub, "e2e-failback")
+		if err != nil {
+			return err
+		}
+		if c == nil || c.Reason != placementv1beta1.ReasonFailbackNotNeeded {
+			return fmt.Errorf("Failback condition = %+v, want reason %s", c, placementv1beta1.ReasonFailbackNotNeeded)
+		}
+		return nil
+	})
+	framework.Eventually(t, time.Minute, onMember(t, replacement, &corev1.Namespace{}, types.NamespacedName{Name: "e2e-failback"}, false))
+}
+
+// A member that fails twice is held back: after the second failure the
+// placement stays on its replacement (the Failback condition says until when)
+// instead of moving back once more, so a flapping member causes one move back,
+// not one per flap.
+func TestFailbackDoesNotPingPongWithAFlappingMember(t *testing.T) {
+	ctx := context.Background()
+	hub := hubClient(t)
+	appNamespace(t, hub, "e2e-flapping")
+	placeNamespace(t, hub, "e2e-flapping", "e2e-flapping", preferMember1())
+	if got := onlyCluster(t, hub, "e2e-flapping"); got != "member-1" {
+		t.Fatalf("placed on %s, want the preferred member-1", got)
+	}
+	restartAgentAtEnd(t, "member-1")
+	moves := 0
+	for flap := 1; flap <= 2; flap++ {
+		replacement, took := failOver(t, hub, "e2e-flapping")
+		t.Logf("flap %d: failover to %s took %s", flap, replacement, took.Round(100*time.Millisecond))
+		started := time.Now()
+		if err := provider.StartAgent(ctx, "member-1"); err != nil {
+			t.Fatal(err)
+		}
+		if flap == 1 {
+			framework.Eventually(t, 2*time.Minute, framework.PlacementConditionsTrue(ctx, hub, "e2e-flapping", "member-1"))
+			moves++
+			t.Logf("flap %d: failback to member-1 took %s after its agent started", flap, time.Since(started).Round(100*time.Millisecond))
+			continue
+		}
+		framework.Eventually(t, time.Minute, func() error {
+			c, err := failbackCondition(ctx, hub, "e2e-flapping")
+			if err != nil {
+				return err
+			}
+			if c == nil || c.Reason != placementv1beta1.ReasonFailbackHeldBack {
+				return fmt.Errorf("Failback condition = %+v, want reason %s", c, placementv1beta1.ReasonFailbackHeldBack)
+			}
+			return nil
+		})
+		c, _ := failbackCondition(ctx, hub, "e2e-flapping")
+		t.Logf("flap %d: %s", flap, c.Message)
+		// Three stabilization windows: without the back-off it would be back on member-1.
+		framework.Consistently(t, 30*time.Second, func() error {
+			got, err := clustersOf(ctx, hub, "e2e-flapping")
+			if err != nil {
+				return err
+			}
+			if len(got) != 1 || got[0] != replacement {
+				return fmt.Errorf("placement moved to %v while member-1 is held back", got)
+			}
+			return nil
+		})
+	}
+	if moves != 1 {
+		t.Errorf("moved back %d times in 2 flaps, want 1", moves)
+	}
+}

@@ -158,6 +158,7 @@ func setupHub(_ context.Context, mgr ctrl.Manager, opts *Options) error {
 			DefaultTolerationSeconds: int64(opts.DefaultToleration / time.Second), // whole seconds: Validate
 			Limiter:                  rate.NewLimiter(rate.Limit(opts.EvictionRate), opts.EvictionBurst),
 			IsOurs:                   scheduler.IsOurs, Workers: opts.Workers.Failover},
+		&failover.FailbackReconciler{Client: owner(pipeline.ManagerFailback), Recorder: mgr.GetEventRecorder("failback"), IsOurs: scheduler.IsOurs},
 		&membership.Reconciler{Client: owner(pipeline.ManagerMembership), Recorder: mgr.GetEventRecorder("membership"), NewMemberGrace: opts.NewMemberGrace,
 			Workers: opts.Workers.Membership},
 		&location.Reconciler{Client: mgr.GetClient()},

@@ -19,9 +19,9 @@ limitations under the License.
 // not-ready taints, or a user's drain) once its toleration runs out, or — opted
 // in with policy.unavailableEvictionSeconds — resources that stay unavailable on
 // a healthy cluster. It is a small controller of its own, outside the scheduling
-// cycle. It also holds DecideFailback, the decision to move a placement back to
-// a more preferred cluster; neither a controller that carries it out nor the API
-// field that opts a placement in exists yet.
+// cycle. It also moves placements with policy.failback back to a more
+// preferred cluster: DecideFailback decides, FailbackReconciler carries the
+// decision out (failback_controller.go says what it reads and writes).
 //
 // Contract (see docs/concepts/pipeline.md):
 //

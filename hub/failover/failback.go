@@ -21,6 +21,8 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
 )
 
 // Back-off of a cluster that failed repeatedly (failback rule 4).
@@ -75,7 +77,7 @@ type CandidateCluster struct {
 type FailbackInput struct {
 	Now time.Time
 	// Policy is the placement's failback policy; nil means not opted in.
-	Policy *FailbackPolicy
+	Policy *placementv1beta1.FailbackPolicy
 	// Placed are the clusters the placement is on (active bindings).
 	Placed []PlacedCluster
 	// Candidates are the other clusters the scheduler would accept now.
@@ -99,11 +101,14 @@ type FailbackDecision struct {
 	// RecheckAfter is when to decide again; 0 for no particular time (the next
 	// change wakes the controller).
 	RecheckAfter time.Duration
+	// BackingOff is set for a FailbackWait on a cluster held out because it
+	// failed repeatedly (rule 4), until RecheckAfter from now.
+	BackingOff bool
 }
 
 // DecideFailback decides whether a placement moves back to a more preferred
-// cluster. It is pure; a controller (not written yet) loads the input and
-// carries the decision out. The rules, in order:
+// cluster. It is pure; FailbackReconciler loads the input and carries
+// the decision out. The rules, in order:
 //
 //  1. Not opted in (Policy nil): None.
 //  2. A failback of this placement is under way (Moving): Wait for it, one move
@@ -163,8 +168,9 @@ func DecideFailback(in FailbackInput) FailbackDecision {
 	var soonest time.Duration
 	var held CandidateCluster
 	var heldWhy string
+	var backingOff bool
 	for _, c := range better {
-		due, why := heldOutUntil(c, stabilization, in.Now)
+		due, why, backoff := heldOutUntil(c, stabilization, in.Now)
 		if !due.After(in.Now) {
 			if in.InFlight >= maxConcurrent {
 				return FailbackDecision{Action: FailbackWait, To: c.Name, RecheckAfter: ConcurrencyRetry,
@@ -174,18 +180,19 @@ func DecideFailback(in FailbackInput) FailbackDecision {
 				Why: fmt.Sprintf("%s is preferred to %s and has been eligible for %s", c.Name, worst.Name, in.Now.Sub(c.EligibleSince).Round(time.Second))}
 		}
 		if wait := due.Sub(in.Now); soonest == 0 || wait < soonest {
-			soonest, held, heldWhy = wait, c, why
+			soonest, held, heldWhy, backingOff = wait, c, why, backoff
 		}
 	}
-	return FailbackDecision{Action: FailbackWait, To: held.Name, RecheckAfter: soonest,
+	return FailbackDecision{Action: FailbackWait, To: held.Name, RecheckAfter: soonest, BackingOff: backingOff,
 		Why: fmt.Sprintf("%s is preferred to %s but %s", held.Name, worst.Name, heldWhy)}
 }
 
-// heldOutUntil returns when a candidate stops being held out (rule 4) and why
-// it is held out until then.
-func heldOutUntil(c CandidateCluster, stabilization time.Duration, now time.Time) (time.Time, string) {
+// heldOutUntil returns when a candidate stops being held out (rule 4), why it
+// is held out until then, and whether that is a back-off.
+func heldOutUntil(c CandidateCluster, stabilization time.Duration, now time.Time) (time.Time, string, bool) {
 	due := c.EligibleSince.Add(stabilization)
 	why := fmt.Sprintf("has been eligible for less than the stabilization window of %s", stabilization)
+	backingOff := false
 	var recent []time.Time
 	for _, f := range c.Failures {
 		if now.Sub(f) <= FailureWindow {
@@ -198,30 +205,14 @@ func heldOutUntil(c CandidateCluster, stabilization time.Duration, now time.Time
 			backoff = min(BackoffBase<<shift, BackoffMax)
 		}
 		if until := slices.MaxFunc(recent, func(a, b time.Time) int { return a.Compare(b) }).Add(backoff); until.After(due) {
-			due = until
+			due, backingOff = until, true
 			why = fmt.Sprintf("failed %d times in the last %s: held out for %s after its last failure", n, FailureWindow, backoff)
 		}
 	}
-	return due, why
+	return due, why, backingOff
 }
 
-// FailbackPolicy is how a placement moves back to more preferred clusters.
-// It is not part of the API yet: the controller that carries the decision out
-// comes first (issue 22), then the field spec.policy.failback.
-type FailbackPolicy struct {
-	// StabilizationSeconds is how long a more preferred cluster must have been
-	// eligible (joined, connected, healthy, no untolerated taint) without a
-	// break before the placement moves back to it. At least 10, at most 86400
-	// (a day). Default: 60.
-	StabilizationSeconds *int32
-
-	// MaxConcurrent is how many placements may be failing back at once across
-	// the fleet for this one to start: it waits while that many or more are
-	// under way. At least 1, at most 1000. Default: 10.
-	MaxConcurrent *int32
-}
-
-// Defaults of FailbackPolicy.
+// Defaults of placementv1beta1.FailbackPolicy (spec.policy.failback).
 const (
 	DefaultFailbackStabilizationSeconds = 60
 	DefaultFailbackMaxConcurrent        = 10

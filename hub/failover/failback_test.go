@@ -22,12 +22,14 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/utils/ptr"
+
+	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
 )
 
 func TestDecideFailback(t *testing.T) {
 	now := time.Date(2026, 11, 27, 7, 0, 0, 0, time.UTC)
 	ago := func(d time.Duration) time.Time { return now.Add(-d) }
-	policy := &FailbackPolicy{StabilizationSeconds: ptr.To[int32](30), MaxConcurrent: ptr.To[int32](2)}
+	policy := &placementv1beta1.FailbackPolicy{StabilizationSeconds: ptr.To[int32](30), MaxConcurrent: ptr.To[int32](2)}
 	onSecondary := []PlacedCluster{{Name: "secondary-1", Rank: 1}}
 	primary := func(eligibleFor time.Duration, failedAgo ...time.Duration) CandidateCluster {
 		c := CandidateCluster{Name: "primary-1", Rank: 2, EligibleSince: ago(eligibleFor)}
@@ -59,7 +61,7 @@ func TestDecideFailback(t *testing.T) {
 		},
 		{
 			name: "the default stabilization window is 60s",
-			in:   FailbackInput{Policy: &FailbackPolicy{}, Placed: onSecondary, Candidates: []CandidateCluster{primary(45 * time.Second)}},
+			in:   FailbackInput{Policy: &placementv1beta1.FailbackPolicy{}, Placed: onSecondary, Candidates: []CandidateCluster{primary(45 * time.Second)}},
 			want: FailbackDecision{Action: FailbackWait, To: "primary-1", RecheckAfter: 15 * time.Second,
 				Why: "primary-1 is preferred to secondary-1 but has been eligible for less than the stabilization window of 1m0s"},
 		},
@@ -71,13 +73,13 @@ func TestDecideFailback(t *testing.T) {
 		{
 			name: "a cluster that failed twice within the hour is held out for the base back-off after its last failure",
 			in:   FailbackInput{Policy: policy, Placed: onSecondary, Candidates: []CandidateCluster{primary(40*time.Second, 2*time.Minute, 20*time.Minute)}},
-			want: FailbackDecision{Action: FailbackWait, To: "primary-1", RecheckAfter: 3 * time.Minute,
+			want: FailbackDecision{Action: FailbackWait, To: "primary-1", RecheckAfter: 3 * time.Minute, BackingOff: true,
 				Why: "primary-1 is preferred to secondary-1 but failed 2 times in the last 1h0m0s: held out for 5m0s after its last failure"},
 		},
 		{
 			name: "the back-off doubles with each further failure",
 			in:   FailbackInput{Policy: policy, Placed: onSecondary, Candidates: []CandidateCluster{primary(40*time.Second, 2*time.Minute, 10*time.Minute, 20*time.Minute)}},
-			want: FailbackDecision{Action: FailbackWait, To: "primary-1", RecheckAfter: 8 * time.Minute,
+			want: FailbackDecision{Action: FailbackWait, To: "primary-1", RecheckAfter: 8 * time.Minute, BackingOff: true,
 				Why: "primary-1 is preferred to secondary-1 but failed 3 times in the last 1h0m0s: held out for 10m0s after its last failure"},
 		},
 		{
@@ -85,7 +87,7 @@ func TestDecideFailback(t *testing.T) {
 			in: FailbackInput{Policy: policy, Placed: onSecondary, Candidates: []CandidateCluster{
 				primary(40*time.Second, time.Minute, 2*time.Minute, 3*time.Minute, 4*time.Minute, 5*time.Minute, 6*time.Minute, 7*time.Minute, 8*time.Minute),
 			}},
-			want: FailbackDecision{Action: FailbackWait, To: "primary-1", RecheckAfter: 59 * time.Minute,
+			want: FailbackDecision{Action: FailbackWait, To: "primary-1", RecheckAfter: 59 * time.Minute, BackingOff: true,
 				Why: "primary-1 is preferred to secondary-1 but failed 8 times in the last 1h0m0s: held out for 1h0m0s after its last failure"},
 		},
 		{
@@ -165,7 +167,7 @@ func TestDecideFailback(t *testing.T) {
 // back to at most once per back-off, and ever less often.
 func TestAFlappingClusterIsMovedBackToEverLessOften(t *testing.T) {
 	start := time.Date(2026, 11, 27, 7, 0, 0, 0, time.UTC)
-	policy := &FailbackPolicy{StabilizationSeconds: ptr.To[int32](30)}
+	policy := &placementv1beta1.FailbackPolicy{StabilizationSeconds: ptr.To[int32](30)}
 	var failures []time.Time
 	var moves []time.Duration
 	eligibleSince, onPrimary := start, false

@@ -21,6 +21,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -37,6 +38,7 @@ const (
 	ManagerPlacement     = "flotilla-placement"
 	ManagerScheduler     = "flotilla-scheduler"
 	ManagerFailover      = "flotilla-failover"
+	ManagerFailback      = "flotilla-failback"
 	ManagerRollout       = "flotilla-rollout"
 	ManagerWorkGenerator = "flotilla-workgen"
 	ManagerUpdateRun     = "flotilla-updaterun"
@@ -262,4 +264,38 @@ func EvictionKept(b placementv1beta1.BindingObj) string {
 		return ""
 	}
 	return c.Message
+}
+
+// failbackPrefix starts the message of a FailbackRequested condition; the
+// target cluster follows, then ": " and why (FailbackMessage, FailbackTarget).
+const failbackPrefix = "moving back to "
+
+// FailbackMessage is the message of a FailbackRequested condition moving the
+// placement to cluster to, because of why.
+func FailbackMessage(to, why string) string { return failbackPrefix + to + ": " + why }
+
+// FailbackRequested returns a binding's FailbackRequested condition if it is
+// True: hub/failover's failback controller asks the scheduler to move the
+// placement from the binding's cluster to FailbackTarget.
+func FailbackRequested(b placementv1beta1.BindingObj) *metav1.Condition {
+	c := conditions.Get(b.GetBindingStatus().Conditions, placementv1beta1.ConditionFailbackRequested)
+	if c == nil || c.Status != metav1.ConditionTrue {
+		return nil
+	}
+	return c
+}
+
+// FailbackTarget returns the cluster a binding's True FailbackRequested
+// condition moves the placement to, or "" when there is none.
+func FailbackTarget(b placementv1beta1.BindingObj) string {
+	c := FailbackRequested(b)
+	if c == nil {
+		return ""
+	}
+	rest, ok := strings.CutPrefix(c.Message, failbackPrefix)
+	if !ok {
+		return ""
+	}
+	to, _, _ := strings.Cut(rest, ": ")
+	return to
 }

@@ -100,6 +100,38 @@ func gracefulHolds(now time.Time, timeout time.Duration, active map[string]place
 	return held, released, recheck
 }
 
+// failbackHolds returns, among the clusters the cycle unschedules because the
+// failback controller moves the placement off them (a True FailbackRequested
+// and no eviction request), those whose binding stays, each with the message
+// for its Scheduled condition: all of them while a selected cluster's copy is
+// not Available yet or fewer clusters are selected than the policy asks for
+// (want). A failback has no timeout: the old copy goes only once the new one
+// is Available, so moving back never leaves a gap.
+func failbackHolds(active map[string]placementv1beta1.BindingObj, res framework.CycleResult, want int) map[string]string {
+	var waiting []string
+	for _, c := range res.Selected {
+		b := active[c]
+		if b == nil || !conditions.IsCurrentTrue(b.GetBindingStatus().Conditions, placementv1beta1.ConditionAvailable, b.GetGeneration()) {
+			waiting = append(waiting, c)
+		}
+	}
+	sort.Strings(waiting)
+	held := map[string]string{}
+	for _, c := range res.Unschedule {
+		b := active[c]
+		if b == nil || pipeline.FailbackRequested(b) == nil || pipeline.EvictionRequested(b) != nil {
+			continue
+		}
+		switch {
+		case len(waiting) > 0:
+			held[c] = fmt.Sprintf("failing back to %s; kept until the copy on %s is available", pipeline.FailbackTarget(b), strings.Join(waiting, ", "))
+		case len(res.Selected) < want:
+			held[c] = fmt.Sprintf("failing back to %s; kept while %d of %d clusters are selected", pipeline.FailbackTarget(b), len(res.Selected), want)
+		}
+	}
+	return held
+}
+
 // taintedAt is when the outage behind an eviction began: the earliest NoExecute
 // taint of the cluster, or the eviction request when there is none.
 func taintedAt(clusters *framework.Fleet, cluster string, requestedAt time.Time) time.Time {

@@ -21,9 +21,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+	"github.com/flotilla-io/flotilla/hub/pipeline"
 	"github.com/flotilla-io/flotilla/hub/scheduler/framework"
 	"github.com/flotilla-io/flotilla/pkg/conditions"
 )
@@ -122,5 +124,64 @@ func TestAGracefulTimeoutOfZeroKeepsNoEvictedBinding(t *testing.T) {
 	}
 	if got := (&Reconciler{GracefulTimeout: time.Minute}).gracefulTimeout(); got != time.Minute {
 		t.Errorf("gracefulTimeout = %s, want 1m", got)
+	}
+}
+
+func failbackRequested(b *placementv1beta1.ClusterResourceBinding, to string) *placementv1beta1.ClusterResourceBinding {
+	b.Status.Conditions = append(b.Status.Conditions, metav1.Condition{Type: placementv1beta1.ConditionFailbackRequested, Status: metav1.ConditionTrue,
+		Reason: placementv1beta1.ReasonFailingBack, Message: pipeline.FailbackMessage(to, "preferred")})
+	return b
+}
+
+func TestFailbackHoldsKeepTheOldCopyUntilTheNewOneIsAvailable(t *testing.T) {
+	active := func(bs ...*placementv1beta1.ClusterResourceBinding) map[string]placementv1beta1.BindingObj {
+		m := map[string]placementv1beta1.BindingObj{}
+		for _, b := range bs {
+			m[b.Spec.TargetCluster] = b
+		}
+		return m
+	}
+	for _, tc := range []struct {
+		name   string
+		active map[string]placementv1beta1.BindingObj
+		res    framework.CycleResult
+		want   map[string]string
+	}{
+		{
+			name:   "the old copy stays while the new one is not available",
+			active: active(failbackRequested(boundTo("secondary", true), "primary"), boundTo("primary", false)),
+			res:    framework.CycleResult{Selected: []string{"primary"}, Unschedule: []string{"secondary"}},
+			want:   map[string]string{"secondary": "failing back to primary; kept until the copy on primary is available"},
+		},
+		{
+			name:   "the old copy stays while the new one has no binding yet",
+			active: active(failbackRequested(boundTo("secondary", true), "primary")),
+			res:    framework.CycleResult{Selected: []string{"primary"}, Unschedule: []string{"secondary"}},
+			want:   map[string]string{"secondary": "failing back to primary; kept until the copy on primary is available"},
+		},
+		{
+			name:   "the old copy goes once the new one is available",
+			active: active(failbackRequested(boundTo("secondary", true), "primary"), boundTo("primary", true)),
+			res:    framework.CycleResult{Selected: []string{"primary"}, Unschedule: []string{"secondary"}},
+			want:   map[string]string{},
+		},
+		{
+			name:   "the old copy stays when the target cannot be picked",
+			active: active(failbackRequested(boundTo("secondary", true), "primary")),
+			res:    framework.CycleResult{Unschedule: []string{"secondary"}},
+			want:   map[string]string{"secondary": "failing back to primary; kept while 0 of 1 clusters are selected"},
+		},
+		{
+			name:   "an eviction of the old cluster is not held as a failback",
+			active: active(evictionRequested(failbackRequested(boundTo("secondary", true), "primary"), time.Now()), boundTo("primary", false)),
+			res:    framework.CycleResult{Selected: []string{"primary"}, Unschedule: []string{"secondary"}},
+			want:   map[string]string{},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, failbackHolds(tc.active, tc.res, 1)); diff != "" {
+				t.Errorf("failbackHolds (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

@@ -235,7 +235,51 @@ func (r *Reconciler) loadExclusions(ctx context.Context, s *scope) error {
 		}
 		s.excluded[cluster] = "evicted: " + c.Message
 	}
+	r.loadFailback(s)
 	return nil
+}
+
+// loadFailback honours the failback controller's request (hub/failover): the
+// cluster a placement moves back from is excluded, and so is every cluster the
+// placement is not on but the target, so that the cycle picks the target the
+// failback controller chose (a more preferred cluster still in its
+// stabilization window must not be picked instead).
+func (r *Reconciler) loadFailback(s *scope) {
+	bound := map[string]bool{}
+	from := map[string]string{}
+	target := ""
+	for _, b := range pipeline.ActiveBindings(s.bindings) {
+		cluster := b.GetBindingSpec().TargetCluster
+		bound[cluster] = true
+		if c := pipeline.FailbackRequested(b); c != nil {
+			from[cluster] = "failing back: " + c.Message
+			target = pipeline.FailbackTarget(b)
+		}
+	}
+	if len(from) == 0 {
+		return
+	}
+	if s.excluded == nil {
+		s.excluded = map[string]string{}
+	}
+	for cluster, why := range from {
+		if _, ok := s.excluded[cluster]; !ok {
+			s.excluded[cluster] = why
+		}
+	}
+	for _, mc := range s.fleet.Members() {
+		if _, ok := s.excluded[mc.Name]; !ok && !bound[mc.Name] && mc.Name != target {
+			s.excluded[mc.Name] = "the placement is failing back to " + target
+		}
+	}
+}
+
+// wantClusters is how many clusters a PickN policy asks for (0 otherwise).
+func wantClusters(p *placementv1beta1.PlacementPolicy) int {
+	if p == nil || p.PlacementType != placementv1beta1.PickN || p.NumberOfClusters == nil {
+		return 0
+	}
+	return int(*p.NumberOfClusters)
 }
 
 // schedule runs a cycle per group and makes each group's bindings match it.
@@ -321,6 +365,9 @@ func (r *Reconciler) scheduleGroup(ctx context.Context, s *scope, group string) 
 		res.Unschedule = notSelected(existing, res.Selected)
 	}
 	held, released, recheck := gracefulHolds(r.now(), r.gracefulTimeout(), active, res)
+	for c, why := range failbackHolds(active, res, wantClusters(in.Policy)) {
+		held[c] = why
+	}
 	s.recheck = pipeline.Sooner(s.recheck, recheck)
 	for _, rel := range released {
 		observeFailover(r.now().Sub(taintedAt(s.fleet, rel.cluster, rel.requestedAt)))

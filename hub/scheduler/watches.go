@@ -116,6 +116,7 @@ func (r *Reconciler) bindingHandler() handler.EventHandler {
 			oc, nc := o.GetBindingStatus().Conditions, n.GetBindingStatus().Conditions
 			if o.GetGeneration() != n.GetGeneration() || !o.GetDeletionTimestamp().Equal(n.GetDeletionTimestamp()) ||
 				pipeline.ConditionChanged(oc, nc, placementv1beta1.ConditionEvictionRequested) ||
+				pipeline.ConditionChanged(oc, nc, placementv1beta1.ConditionFailbackRequested) ||
 				pipeline.ConditionChanged(oc, nc, placementv1beta1.ConditionAvailable) {
 				own(ctx, n, q)
 			}

@@ -22,6 +22,7 @@ import (
 	"math"
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -48,6 +49,12 @@ func TestPlacementBounds(t *testing.T) {
 	}
 	evictAfter := func(n int32) *placementv1beta1.PlacementPolicy {
 		return with(pickN(1), func(p *placementv1beta1.PlacementPolicy) { p.UnavailableEvictionSeconds = ptr.To(n) })
+	}
+	failback := func(stabilization, maxConcurrent int32) *placementv1beta1.PlacementPolicy {
+		return with(pickN(1), func(p *placementv1beta1.PlacementPolicy) {
+			p.ClusterPreferences = []placementv1beta1.ClusterPreference{{LabelSelector: metav1.LabelSelector{MatchLabels: map[string]string{"tier": "primary"}}}}
+			p.Failback = &placementv1beta1.FailbackPolicy{StabilizationSeconds: ptr.To(stabilization), MaxConcurrent: ptr.To(maxConcurrent)}
+		})
 	}
 	unavailablePeriod := func(n int32) placementv1beta1.PlacementSpec {
 		s := spec(nil)
@@ -76,6 +83,16 @@ func TestPlacementBounds(t *testing.T) {
 			wantRefusal: "tolerationSeconds in body should be less than or equal to"},
 		{name: "maxSkew 10000 is accepted", spec: spec(skew(10000))},
 		{name: "maxSkew 10001 is refused", spec: spec(skew(10001)), wantRefusal: "maxSkew in body should be less than or equal to"},
+		{name: "failback stabilizationSeconds 1 and maxConcurrent 1 are accepted", spec: spec(failback(1, 1))},
+		{name: "failback stabilizationSeconds of a day and maxConcurrent 1000 are accepted", spec: spec(failback(86400, 1000))},
+		{name: "failback stabilizationSeconds 0 is refused", spec: spec(failback(0, 1)),
+			wantRefusal: "spec.policy.failback.stabilizationSeconds in body should be greater than or equal to 1"},
+		{name: "failback stabilizationSeconds past a day is refused", spec: spec(failback(86401, 1)),
+			wantRefusal: "spec.policy.failback.stabilizationSeconds in body should be less than or equal to 86400"},
+		{name: "failback maxConcurrent 0 is refused", spec: spec(failback(30, 0)),
+			wantRefusal: "spec.policy.failback.maxConcurrent in body should be greater than or equal to 1"},
+		{name: "failback maxConcurrent 1001 is refused", spec: spec(failback(30, 1001)),
+			wantRefusal: "spec.policy.failback.maxConcurrent in body should be less than or equal to 1000"},
 		{name: "unavailableEvictionSeconds of 30 days is accepted", spec: spec(evictAfter(2_592_000))},
 		{name: "unavailableEvictionSeconds past 30 days is refused", spec: spec(evictAfter(2_592_001)),
 			wantRefusal: "spec.policy.unavailableEvictionSeconds in body should be less than or equal to"},

@@ -38,3 +38,42 @@ const (
 	// cluster, or evictions are paused while most of the fleet is unreachable.
 	ReasonKeptDespiteTaint = "KeptDespiteTaint"
 )
+
+// FailbackRequested is the failback controller's word, on a binding, that the
+// placement moves from the binding's cluster back to a more preferred one
+// (policy.failback). The scheduler reads it: True excludes the binding's
+// cluster and every other cluster but the target, so the placement gets a copy
+// on the target; the binding stays, with no time limit, until that copy is
+// Available. Absent means no failback from this cluster.
+const (
+	// ConditionFailbackRequested is the type of a binding's FailbackRequested condition.
+	ConditionFailbackRequested = "FailbackRequested"
+
+	// ReasonFailingBack (True): the placement moves from this cluster to the
+	// cluster the message names.
+	ReasonFailingBack = "FailingBack"
+)
+
+// Failback is the placement-level condition (ClusterResourcePlacementFailback,
+// ResourcePlacementFailback) of a placement with policy.failback: whether it is
+// moving back to a more preferred cluster, waiting to, or held back. The
+// failback controller writes it; it is absent without policy.failback.
+const (
+	// ConditionFailback is the per-kind suffix of the Failback condition type.
+	ConditionFailback = "Failback"
+
+	// ReasonFailbackInProgress (True): the placement is moving back; the new
+	// copy is not Available yet or the old one not removed yet.
+	ReasonFailbackInProgress = "FailbackInProgress"
+	// ReasonFailbackWaiting (False): a more preferred cluster is eligible but
+	// still in its stabilization window, or failback.maxConcurrent placements
+	// are moving back across the fleet; the message names the cluster and
+	// until when.
+	ReasonFailbackWaiting = "FailbackWaiting"
+	// ReasonFailbackHeldBack (False): the more preferred cluster failed
+	// repeatedly and is held out for a back-off; the message says until when.
+	ReasonFailbackHeldBack = "FailbackHeldBack"
+	// ReasonFailbackNotNeeded (False): the placement is on the most preferred
+	// clusters that are eligible now.
+	ReasonFailbackNotNeeded = "FailbackNotNeeded"
+)

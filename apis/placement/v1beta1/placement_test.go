@@ -418,6 +418,27 @@ func TestPlacementValidation(t *testing.T) {
 			wantRefusal: "spec.policy.clusterPreferences: Too many: 11: must have at most 10 items",
 		},
 		{
+			name: "failback on a PickN placement with cluster preferences is accepted",
+			spec: spec(with(pickN(1), func(p *placementv1beta1.PlacementPolicy) {
+				p.ClusterPreferences = []placementv1beta1.ClusterPreference{{LabelSelector: metav1.LabelSelector{MatchLabels: map[string]string{"tier": "primary"}}}}
+				p.Failback = &placementv1beta1.FailbackPolicy{StabilizationSeconds: ptr.To[int32](30), MaxConcurrent: ptr.To[int32](10)}
+			})),
+		},
+		{
+			name: "failback without cluster preferences is refused",
+			spec: spec(with(pickN(1), func(p *placementv1beta1.PlacementPolicy) {
+				p.Failback = &placementv1beta1.FailbackPolicy{}
+			})),
+			wantRefusal: "failback needs placementType PickN with clusterPreferences",
+		},
+		{
+			name: "failback on a PickAll placement is refused",
+			spec: spec(with(pickAll(), func(p *placementv1beta1.PlacementPolicy) {
+				p.Failback = &placementv1beta1.FailbackPolicy{}
+			})),
+			wantRefusal: "failback needs placementType PickN with clusterPreferences",
+		},
+		{
 			name: "a preferred cluster affinity weight of 101 is refused",
 			spec: spec(with(pickN(1), func(p *placementv1beta1.PlacementPolicy) {
 				p.Affinity = preferredAffinity(101, labelTerm("env", "dev"))

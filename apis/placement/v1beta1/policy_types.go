@@ -52,6 +52,7 @@ const (
 // +kubebuilder:validation:XValidation:rule="!has(self.topologySpreadConstraints) || size(self.topologySpreadConstraints) == 0 || (has(self.placementType) && self.placementType == 'PickN')",message="topologySpreadConstraints can only be set when placementType is PickN",fieldPath=".topologySpreadConstraints"
 // +kubebuilder:validation:XValidation:rule="!has(self.unavailableEvictionSeconds) || (has(self.placementType) && self.placementType == 'PickN')",message="unavailableEvictionSeconds can only be set when placementType is PickN",fieldPath=".unavailableEvictionSeconds"
 // +kubebuilder:validation:XValidation:rule="!has(self.clusterPreferences) || size(self.clusterPreferences) == 0 || (has(self.placementType) && self.placementType == 'PickN')",message="clusterPreferences can only be set when placementType is PickN",fieldPath=".clusterPreferences"
+// +kubebuilder:validation:XValidation:rule="!has(self.failback) || (has(self.placementType) && self.placementType == 'PickN' && has(self.clusterPreferences) && size(self.clusterPreferences) > 0)",message="failback needs placementType PickN with clusterPreferences: it moves the placement back to a more preferred group",fieldPath=".failback"
 type PlacementPolicy struct {
 	// PlacementType is how clusters are picked. It cannot be changed after the
 	// placement is created.
@@ -110,7 +111,7 @@ type PlacementPolicy struct {
 	// affinity and topology spread scores, which order clusters within a group.
 	// Scaling down removes clusters of the least preferred group first. A
 	// placement stays on the clusters it is on: when a more preferred cluster
-	// returns, it does not move back by itself. At most 10 groups; an empty
+	// returns, it moves back only if failback is set. At most 10 groups; an empty
 	// labelSelector ({}) matches every cluster, so it belongs last, as a
 	// catch-all.
 	// +kubebuilder:validation:MaxItems=10
@@ -126,6 +127,38 @@ type PlacementPolicy struct {
 	// +kubebuilder:validation:Maximum=2592000
 	// +optional
 	UnavailableEvictionSeconds *int32 `json:"unavailableEvictionSeconds,omitempty"`
+
+	// Failback opts a PickN placement with clusterPreferences into moving back:
+	// when a cluster of a more preferred group than one the placement is on has
+	// been eligible (joined, connected, healthy, taints tolerated) for
+	// stabilizationSeconds without a break, the placement moves there, one
+	// cluster at a time; the copy on the cluster given up is removed only once
+	// the new copy is Available. A cluster the placement was evicted from twice
+	// or more within an hour is held out for a back-off (5 minutes, doubling with
+	// each further failure, at most an hour). Unset means a placement stays
+	// where it is.
+	// +optional
+	Failback *FailbackPolicy `json:"failback,omitempty"`
+}
+
+// FailbackPolicy is how a placement moves back to more preferred clusters
+// (PlacementPolicy.Failback).
+type FailbackPolicy struct {
+	// StabilizationSeconds is how long a more preferred cluster must have been
+	// eligible without a break before the placement moves back to it. At least
+	// 1, at most 86400 (a day). Default: 60.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=86400
+	// +optional
+	StabilizationSeconds *int32 `json:"stabilizationSeconds,omitempty"`
+
+	// MaxConcurrent is how many placements may be failing back at once across
+	// the fleet for this one to start: it waits while that many or more are
+	// under way. At least 1, at most 1000. Default: 10.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=1000
+	// +optional
+	MaxConcurrent *int32 `json:"maxConcurrent,omitempty"`
 }
 
 // ClusterPreference is one group of clusters of PlacementPolicy.ClusterPreferences.

@@ -43,6 +43,13 @@ const (
 
 // Annotations the hub puts on the objects it creates for a placement.
 const (
+	// AnnotationFailbackFailures holds, on a placement with policy.failback,
+	// when the placement was evicted from each cluster within the last hour (a
+	// JSON object of cluster name to RFC 3339 times), so that the back-off of a
+	// cluster that failed repeatedly survives a hub restart. The failback
+	// controller writes it.
+	AnnotationFailbackFailures = "placement.flotilla.io/failback-failures"
+
 	// AnnotationResourceHash holds the sha256 hash of all the resources in a resource
 	// snapshot set; it is on the set's first snapshot.
 	AnnotationResourceHash = "placement.flotilla.io/resource-hash"
