@@ -27,8 +27,8 @@ package fleet
 //     it dials the endpoints of Service flotilla-hub rather than its cluster
 //     IP, which nothing routes on kwok;
 //   - Service flotilla-hub has no selector (the Deployment's pods are kwok's
-//     fakes), and an EndpointSlice the fleet owns points its proxy port at the
-//     first hub process;
+//     fakes) nor the endpoints it had, and an EndpointSlice the fleet owns
+//     points its proxy port at the first hub process;
 //   - that endpoint is this machine's first non-loopback IPv4 address, since
 //     an endpoint may not be a loopback address; the hub listens there only.
 //
@@ -128,6 +128,15 @@ func (f *Fleet) serveAPIProxy(ctx context.Context, st *State) error {
 	}
 	hub := f.HubKubeconfig()
 	if _, err := kubectl(ctx, hub, "-n", hubNamespace, "patch", "service", "flotilla-hub", "--type", "merge", "-p", `{"spec":{"selector":null}}`); err != nil {
+		return err
+	}
+	// The endpoints Kubernetes made while it had a selector (kwok's fake
+	// pods) stay when it loses it: kube-apiserver would pick them at random.
+	if _, err := kubectl(ctx, hub, "-n", hubNamespace, "delete", "endpointslices", "--ignore-not-found",
+		"-l", "kubernetes.io/service-name=flotilla-hub,endpointslice.kubernetes.io/managed-by!=localfleet.flotilla.io"); err != nil {
+		return err
+	}
+	if _, err := kubectl(ctx, hub, "-n", hubNamespace, "delete", "endpoints", "flotilla-hub", "--ignore-not-found"); err != nil {
 		return err
 	}
 	slice := fmt.Sprintf(`apiVersion: discovery.k8s.io/v1
