@@ -123,7 +123,7 @@ func (o *RunOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&o.DenyNamespaces, "deny-namespaces", o.DenyNamespaces, "Namespaces the agent never applies into, comma-separated (its own namespace, and a hub's flotilla-system and flotilla-member-* namespaces, are always refused).")
 	fs.StringVar(&o.RBACProfile, "rbac-profile", o.RBACProfile, `RBAC profile the agent was installed with (manifests/agent): "full", or "least-privilege", where the agent binds itself, in every namespace it applies, to ClusterRole `+namespacedClusterRole+` and watches namespace by namespace.`)
 	fs.DurationVar(&o.PropertiesInterval, "properties-interval", o.PropertiesInterval, "How often to collect the member cluster's properties (node count, capacity, ...) for heartbeats.")
-	fs.BoolVar(&o.Proxy, "proxy", o.Proxy, "Serve the hub's API proxy: hub users reach this member's API server through the tunnel, as themselves under --proxy-identity-prefix, with this member's RBAC deciding (docs/guides/reach-members.md). false refuses it.")
+	fs.BoolVar(&o.Proxy, "proxy", o.Proxy, "Serve the hub's API proxy: hub users reach this member's API server through the tunnel, as themselves under --proxy-identity-prefix, with this member's RBAC deciding (docs/how-to/reach-members.md). false refuses it.")
 	fs.StringVar(&o.ProxyIdentityPrefix, "proxy-identity-prefix", o.ProxyIdentityPrefix, "Prefix of the user and groups the API proxy impersonates for a hub user (hub user alice is User "+apiproxy.DefaultIdentityPrefix+"alice here).")
 	fs.DurationVar(&o.ReconnectMaxInterval, "reconnect-max-interval", o.ReconnectMaxInterval, "Longest delay between attempts to reach the hub (the delay doubles from 500ms, with jitter).")
 }

@@ -151,7 +151,7 @@ type Options struct {
 	// Workers are how many objects each pipeline controller reconciles at once.
 	Workers WorkerOptions
 
-	// The API proxy (hub/proxy, docs/guides/reach-members.md).
+	// The API proxy (hub/proxy, docs/how-to/reach-members.md).
 
 	// ProxyBindAddress serves the aggregated API proxy.flotilla.io (APIService
 	// v1beta1.proxy.flotilla.io, Service flotilla-hub port proxy) over TLS

@@ -60,6 +60,7 @@ func NewCommand() *cobra.Command {
 		NewDrainCommand(cfg),
 		newConsoleCommand(cfg),
 		newKubeconfigCommand(cfg),
+		newGetCommand(cfg),
 	)
 	version.AddTo(cmd, "kubectl-flotilla")
 	return cmd

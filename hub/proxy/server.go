@@ -156,20 +156,27 @@ func (s *Server) Start(ctx context.Context) error {
 // proxy.flotilla.io API to the hub (manifests/hub/proxy/apiservice.yaml).
 const APIServiceName = "v1beta1.proxy.flotilla.io"
 
-// caBundleCheck is how often keepCABundle checks the APIService's caBundle.
-const caBundleCheck = 5 * time.Minute
+// How often keepCABundle looks at the APIService's caBundle: every
+// caBundleCheck once it is written, every caBundleRetry while the APIService
+// is missing (applied after the hub started, as the how-to says) or the write
+// failed, and every second until the serving CA is known.
+const (
+	caBundleCheck = 5 * time.Minute
+	caBundleRetry = 5 * time.Second
+)
 
 // keepCABundle writes the serving certificate's CA into the APIService's
-// spec.caBundle, when it differs, as soon as the CA is known and every
-// caBundleCheck after, until ctx is done.
+// spec.caBundle, when it differs, as soon as the CA and the APIService are
+// known and every caBundleCheck after, until ctx is done.
 func (s *Server) keepCABundle(ctx context.Context) {
-	every := time.Second
 	for {
+		every := time.Second
 		if ca := s.CABundle(); ca != nil {
-			every = caBundleCheck
-			if err := s.writeCABundle(ctx, ca); err != nil {
+			found, err := s.writeCABundle(ctx, ca)
+			if err != nil {
 				s.Log.Error(err, "Failed to write the hub's CA into the APIService", "apiService", APIServiceName)
 			}
+			every = nextCABundleCheck(found, err)
 		}
 		select {
 		case <-ctx.Done():
@@ -179,24 +186,35 @@ func (s *Server) keepCABundle(ctx context.Context) {
 	}
 }
 
-func (s *Server) writeCABundle(ctx context.Context, ca []byte) error {
+// nextCABundleCheck is when keepCABundle looks again after a write of the
+// known CA: soon when the APIService was missing or the write failed.
+func nextCABundleCheck(found bool, err error) time.Duration {
+	if !found || err != nil {
+		return caBundleRetry
+	}
+	return caBundleCheck
+}
+
+// writeCABundle writes ca into the APIService unless it holds it already;
+// found is false when there is no APIService.
+func (s *Server) writeCABundle(ctx context.Context, ca []byte) (found bool, err error) {
 	svc := &unstructured.Unstructured{}
 	svc.SetGroupVersionKind(schema.GroupVersionKind{Group: "apiregistration.k8s.io", Version: "v1", Kind: "APIService"})
 	if err := s.Client.Get(ctx, types.NamespacedName{Name: APIServiceName}, svc); err != nil {
 		if apierrors.IsNotFound(err) {
 			s.Log.V(1).Info("No APIService for the API proxy: kube-apiserver does not forward to it (kubectl apply -f manifests/hub/proxy/apiservice.yaml)", "apiService", APIServiceName)
-			return nil
+			return false, nil
 		}
-		return err
+		return false, err
 	}
 	want := base64.StdEncoding.EncodeToString(ca)
 	if got, _, _ := unstructured.NestedString(svc.Object, "spec", "caBundle"); got == want {
-		return nil
+		return true, nil
 	}
 	patch := fmt.Appendf(nil, `{"spec":{"caBundle":%q,"insecureSkipTLSVerify":false}}`, want)
 	if err := s.Client.Patch(ctx, svc, client.RawPatch(types.MergePatchType, patch)); err != nil {
-		return err
+		return true, err
 	}
 	s.Log.Info("Wrote the hub's CA into the APIService", "apiService", APIServiceName)
-	return nil
+	return true, nil
 }

@@ -74,8 +74,9 @@ func formatLabels(labels map[string]string) string {
 
 func agentRole(member string) string { return "agent/" + member }
 
-// startAgent runs `agent run` for a joined member as a local process.
-func (f *Fleet) startAgent(ctx context.Context, st *State, member string) error {
+// startAgent runs `agent run` for a joined member as a local process, with
+// the fleet's AgentArgs and then extra.
+func (f *Fleet) startAgent(ctx context.Context, st *State, member string, extra ...string) error {
 	if p, ok := st.Processes[agentRole(member)]; ok && p.running() {
 		return fmt.Errorf("the agent of %s is already running (pid %d)", member, p.PID)
 	}
@@ -89,6 +90,7 @@ func (f *Fleet) startAgent(ctx context.Context, st *State, member string) error 
 	}
 	args := append([]string{"run", "--kubeconfig", f.MemberKubeconfig(member),
 		"--metrics-bind-address", metrics, "--health-probe-bind-address", health}, f.opts.AgentArgs...)
+	args = append(args, extra...)
 	p, err := startProcess(f.agentBinary, args, filepath.Join(f.LogDir(), "agent-"+member+".log"), nil)
 	if err != nil {
 		return err
@@ -130,6 +132,13 @@ func (f *Fleet) StopAgent(ctx context.Context, member string) error {
 
 // StartAgent starts one member's agent again.
 func (f *Fleet) StartAgent(ctx context.Context, member string) error {
+	return f.StartAgentWithArgs(ctx, member)
+}
+
+// StartAgentWithArgs starts one member's agent again with more flags after
+// the fleet's AgentArgs (such as --proxy=false); StartAgent, after StopAgent,
+// starts it without them. Kwok fleets only when extra is not empty.
+func (f *Fleet) StartAgentWithArgs(ctx context.Context, member string, extra ...string) error {
 	st, err := f.loadState()
 	if err != nil {
 		return err
@@ -138,12 +147,15 @@ func (f *Fleet) StartAgent(ctx context.Context, member string) error {
 		return fmt.Errorf("%q is not a member of this fleet", member)
 	}
 	if st.Provider == ProviderKind {
+		if len(extra) > 0 {
+			return fmt.Errorf("the agents of a %s fleet run as Deployments: start one with flags %v on %s fleets only", ProviderKind, extra, ProviderKwok)
+		}
 		return f.scaleKindAgent(ctx, st, member, 1)
 	}
 	if f.bin == "" {
 		return fmt.Errorf("the fleet has no binaries")
 	}
-	return f.startAgent(ctx, st, member)
+	return f.startAgent(ctx, st, member, extra...)
 }
 
 func memberKnown(st *State, member string) bool {

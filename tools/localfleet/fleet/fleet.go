@@ -248,7 +248,7 @@ func (f *Fleet) Up(ctx context.Context) (err error) {
 		return err
 	}
 	done = f.stepf("creating hub cluster %s", HubCluster)
-	if err := done(f.createCluster(ctx, st, HubCluster, f.HubKubeconfig(), nodeShape{count: 2, cpu: "8", memory: "32Gi"})); err != nil {
+	if err := done(f.createCluster(ctx, st, HubCluster, f.HubKubeconfig(), nodeShape{count: 2, cpu: "8", memory: "32Gi"}, f.aggregationArgs(HubCluster)...)); err != nil {
 		return err
 	}
 	for i, m := range st.Members {
@@ -263,6 +263,10 @@ func (f *Fleet) Up(ctx context.Context) (err error) {
 	}
 	done = f.stepf("starting the hub with the flotilla-hub ServiceAccount's token")
 	if err := done(f.startHub(ctx, st)); err != nil {
+		return err
+	}
+	done = f.stepf("serving the API proxy through the hub cluster's kube-apiserver (APIService v1beta1.proxy.flotilla.io)")
+	if err := done(f.serveAPIProxy(ctx, st)); err != nil {
 		return err
 	}
 	for _, m := range st.Members {

@@ -97,10 +97,23 @@ func (f *Fleet) startHub(ctx context.Context, st *State) error {
 	if err := f.writeServiceAccountKubeconfig(ctx); err != nil {
 		return err
 	}
+	proxyHost := ""
+	if hubServesProxy(ctx, f.hubBinary) {
+		host, err := hostAddress()
+		if err != nil {
+			return err
+		}
+		proxyHost = host
+	}
 	for i := range f.opts.HubReplicas {
 		r, err := newHubReplica(i)
 		if err != nil {
 			return err
+		}
+		if proxyHost != "" {
+			if r.ProxyAddress, err = freeHostAddress(proxyHost); err != nil {
+				return err
+			}
 		}
 		st.HubReplicas = append(st.HubReplicas, r)
 	}
@@ -130,6 +143,9 @@ func (f *Fleet) startHubReplica(ctx context.Context, st *State, i int) error {
 		"--metrics-bind-address", r.MetricsAddress,
 		"--health-probe-bind-address", r.HealthAddress,
 	}, f.opts.HubArgs...)
+	if r.ProxyAddress != "" && hubServesProxy(ctx, f.hubBinary) {
+		args = append(args, "--proxy-bind-address", r.ProxyAddress)
+	}
 	if st.BalancerControlAddress != "" {
 		// Join commands name the balancer, which every replica sits behind.
 		args = append(args, "--tunnel-advertise-address", st.HubTunnelAddress)

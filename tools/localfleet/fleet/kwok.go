@@ -71,14 +71,15 @@ func (f *Fleet) kwokClusters(_ context.Context) ([]string, error) {
 }
 
 // createCluster creates one kwok cluster from the pinned binaries with RBAC on,
-// adds its fake nodes and writes its admin kubeconfig.
-func (f *Fleet) createCluster(ctx context.Context, st *State, name, kubeconfig string, nodes nodeShape) error {
+// adds its fake nodes and writes its admin kubeconfig. extra are more
+// kwokctl create cluster flags.
+func (f *Fleet) createCluster(ctx context.Context, st *State, name, kubeconfig string, nodes nodeShape, extra ...string) error {
 	st.Clusters = append(st.Clusters, name)
 	if err := f.saveState(st); err != nil {
 		return err
 	}
 	k := f.tools.Kube
-	err := f.kwokctl(ctx, "create", "cluster", "--name", name,
+	args := []string{"create", "cluster", "--name", name,
 		"--runtime", "binary",
 		"--kube-authorization",
 		"--kube-apiserver-binary", filepath.Join(k, "kube-apiserver"),
@@ -88,8 +89,8 @@ func (f *Fleet) createCluster(ctx context.Context, st *State, name, kubeconfig s
 		"--kwok-controller-binary", filepath.Join(f.tools.Kwok, "kwok"),
 		"--wait", "2m",
 		"--kubeconfig", kubeconfig,
-	)
-	if err != nil {
+	}
+	if err := f.kwokctl(ctx, append(args, extra...)...); err != nil {
 		return err
 	}
 	params := fmt.Sprintf(`.allocatable.cpu=%q | .capacity.cpu=%q | .allocatable.memory=%q | .capacity.memory=%q | .allocatable.pods="110" | .capacity.pods="110"`,

@@ -19,6 +19,7 @@ package fleet
 import (
 	"context"
 	"fmt"
+	"net"
 	"path/filepath"
 	"syscall"
 	"time"
@@ -36,6 +37,9 @@ type HubReplica struct {
 	TunnelAddress  string `json:"tunnelAddress"`
 	MetricsAddress string `json:"metricsAddress"`
 	HealthAddress  string `json:"healthAddress"`
+	// ProxyAddress is where it serves the API proxy (apiproxy.go), on this
+	// machine's non-loopback address; empty when its binary has no proxy.
+	ProxyAddress string `json:"proxyAddress,omitempty"`
 }
 
 // balancerRole is the tunnel balancer's key in State.Processes.
@@ -147,6 +151,14 @@ func (f *Fleet) StartHubReplica(ctx context.Context, i int) error {
 		r, err := newHubReplica(i)
 		if err != nil {
 			return err
+		}
+		if first := st.HubReplicas[0].ProxyAddress; first != "" {
+			// It serves the proxy too, for the members whose tunnel it
+			// holds; Service flotilla-hub points at the first replica only.
+			host, _, _ := net.SplitHostPort(first)
+			if r.ProxyAddress, err = freeHostAddress(host); err != nil {
+				return err
+			}
 		}
 		st.HubReplicas = append(st.HubReplicas, r)
 		if err := f.saveState(st); err != nil {
