@@ -365,6 +365,19 @@ func TestEveryWriterWritesOnlyItsFields(t *testing.T) {
 	// moment after its spec changed and before membership writes its status:
 	// a race this test cannot order.
 	rec.exempt("MemberCluster", "status.conditions["+clusterv1beta1.ConditionStalled+"]", pipeline.ManagerJoin)
+	// Not exercised here yet: failback (hub/failover/failback_controller.go)
+	// needs a placement moved off its preferred cluster and that cluster
+	// eligible again, which this test's sequence never gives back (own-b stays
+	// tainted). Its envtests (hub/failover/failback_controller_test.go) and the
+	// kwok e2e TestFailback* write these fields through the same writer; adding
+	// the step here is open work.
+	for _, row := range []struct{ kind, field string }{
+		{"ClusterResourcePlacement", "metadata.annotations[" + placementv1beta1.AnnotationFailbackFailures + "]"},
+		{"ClusterResourcePlacement", "status.conditions[ClusterResourcePlacement" + placementv1beta1.ConditionFailback + "]"},
+		{"ClusterResourceBinding", "status.conditions[" + placementv1beta1.ConditionFailbackRequested + "]"},
+	} {
+		rec.exempt(row.kind, row.field, pipeline.ManagerFailback)
+	}
 	testenv.Eventually(t, 10*time.Second, func() error {
 		if lines := rec.report(); len(lines) > 0 {
 			return fmt.Errorf("managedFields and deletions disagree with hub/pipeline/ownership.go:\n%s", strings.Join(lines, "\n"))
