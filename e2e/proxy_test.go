@@ -160,7 +160,7 @@ func TestProxy(t *testing.T) {
 		framework.Eventually(t, 30*time.Second, func() error {
 			out, err := as(proxyAlice, "", "get", "configmaps", "-o", "name")
 			if err != nil {
-				return fmt.Errorf("%v: %s", err, out)
+				return fmt.Errorf("%w: %s", err, out)
 			}
 			if !strings.Contains(out, "configmap/kube-root-ca.crt") {
 				return fmt.Errorf("the member's ConfigMaps are not listed: %s", out)
@@ -200,7 +200,7 @@ func TestProxy(t *testing.T) {
 		framework.Eventually(t, 10*time.Second, func() error {
 			err := member.Get(ctx, types.NamespacedName{Namespace: proxyNamespace, Name: "applied"}, &corev1.ConfigMap{})
 			if !apierrors.IsNotFound(err) {
-				return fmt.Errorf("the ConfigMap deleted through the hub is still on member-1 (get: %v)", err)
+				return fmt.Errorf("the ConfigMap deleted through the hub is still on member-1 (get: %w)", err)
 			}
 			return nil
 		})
@@ -349,7 +349,7 @@ func TestProxyOffOnAMember(t *testing.T) {
 		framework.Eventually(t, time.Minute, func() error {
 			out, err := framework.Kubectl(ctx, kc, "", "get", "--raw", "/version")
 			if err != nil {
-				return fmt.Errorf("member-3 is not reachable through the hub again: %v: %s", err, out)
+				return fmt.Errorf("member-3 is not reachable through the hub again: %w: %s", err, out)
 			}
 			return nil
 		})
