@@ -19,11 +19,14 @@ package app
 import (
 	"fmt"
 	"net"
+	"net/url"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/flotilla-io/flotilla/hub/proxy"
 	"github.com/flotilla-io/flotilla/pkg/tunnel"
@@ -166,6 +169,39 @@ type Options struct {
 	// (watch, logs -f, exec, attach and port-forward are); a slower one gets
 	// 504. Default: 60s.
 	ProxyRequestTimeout time.Duration
+	// ProxyMaxInflightPerUser bounds one hub user's proxied requests in
+	// flight over every member; more get 429. Default: 50.
+	ProxyMaxInflightPerUser int
+	// ProxyUserQPS and ProxyUserBurst bound how fast one hub user sends
+	// proxied requests; faster ones get 429 with Retry-After, which
+	// client-go waits out. Defaults: 50 a second, bursts of 100.
+	ProxyUserQPS   float64
+	ProxyUserBurst int
+	// ProxyMaxRequestBytes bounds a proxied request's body (413). Default:
+	// 3 MiB, kube-apiserver's own default.
+	ProxyMaxRequestBytes int64
+	// ProxyMaxResponseBytes bounds the response to a proxied request that
+	// is not long-running; a larger one is cut. Default: 256 MiB.
+	ProxyMaxResponseBytes int64
+	// ProxyStreamIdleTimeout ends a proxied exec, attach or port-forward
+	// that carried nothing for this long. Default: 4h, the kubelet's
+	// default --streaming-connection-idle-timeout.
+	ProxyStreamIdleTimeout time.Duration
+	// ProxyMaxStreamDuration ends any long-running proxied request (watch,
+	// logs -f, exec, attach, port-forward) after this long. Default: 24h.
+	ProxyMaxStreamDuration time.Duration
+
+	// ClusterProfiles (hub/clusterprofile, docs/how-to/reach-members.md).
+
+	// ClusterProfileNamespace holds the ClusterProfile the hub publishes for
+	// every member, when the hub cluster has the ClusterProfile CRD; ""
+	// publishes none. Default: "flotilla-system".
+	ClusterProfileNamespace string
+	// ClusterProfileServer is the address of the hub's API server that the
+	// profiles' access provider names (the proxy path is added); profiles
+	// name no access provider while the API proxy is off. Default:
+	// "https://kubernetes.default.svc", for consumers in the hub cluster.
+	ClusterProfileServer string
 }
 
 // WorkerOptions are the worker counts of the placement pipeline's controllers
@@ -229,6 +265,15 @@ func NewOptions() *Options {
 		ProxyBindAddress:            "0",
 		ProxyMaxInflightPerMember:   proxy.DefaultMaxInflightPerMember,
 		ProxyRequestTimeout:         proxy.DefaultRequestTimeout,
+		ProxyMaxInflightPerUser:     proxy.DefaultMaxInflightPerUser,
+		ProxyUserQPS:                proxy.DefaultUserQPS,
+		ProxyUserBurst:              proxy.DefaultUserBurst,
+		ProxyMaxRequestBytes:        proxy.DefaultMaxRequestBytes,
+		ProxyMaxResponseBytes:       proxy.DefaultMaxResponseBytes,
+		ProxyStreamIdleTimeout:      proxy.DefaultStreamIdleTimeout,
+		ProxyMaxStreamDuration:      proxy.DefaultMaxStreamDuration,
+		ClusterProfileNamespace:     "flotilla-system",
+		ClusterProfileServer:        "https://kubernetes.default.svc",
 		Workers: WorkerOptions{
 			Placement:     2,
 			Scheduler:     2,
@@ -279,6 +324,15 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.ProxyBindAddress, "proxy-bind-address", o.ProxyBindAddress, "Address of the API proxy (aggregated API proxy.flotilla.io, reached through the hub's kube-apiserver); 0 disables it.")
 	fs.IntVar(&o.ProxyMaxInflightPerMember, "proxy-max-inflight-per-member", o.ProxyMaxInflightPerMember, "Most proxied requests in flight to one member, watches and exec sessions included; more are refused with 429.")
 	fs.DurationVar(&o.ProxyRequestTimeout, "proxy-request-timeout", o.ProxyRequestTimeout, "Longest a proxied request that is not long-running (watch, logs -f, exec, attach, port-forward) may take; a slower one gets 504.")
+	fs.IntVar(&o.ProxyMaxInflightPerUser, "proxy-max-inflight-per-user", o.ProxyMaxInflightPerUser, "Most proxied requests one hub user may have in flight over every member; more are refused with 429.")
+	fs.Float64Var(&o.ProxyUserQPS, "proxy-user-qps", o.ProxyUserQPS, "Proxied requests a second one hub user may send (with bursts of --proxy-user-burst); faster ones get 429 with Retry-After.")
+	fs.IntVar(&o.ProxyUserBurst, "proxy-user-burst", o.ProxyUserBurst, "Burst of proxied requests one hub user may send above --proxy-user-qps.")
+	fs.Int64Var(&o.ProxyMaxRequestBytes, "proxy-max-request-bytes", o.ProxyMaxRequestBytes, "Largest proxied request body, in bytes; a larger one gets 413.")
+	fs.Int64Var(&o.ProxyMaxResponseBytes, "proxy-max-response-bytes", o.ProxyMaxResponseBytes, "Largest response, in bytes, to a proxied request that is not long-running; a larger one is cut and counted in flotilla_proxy_cut_total.")
+	fs.DurationVar(&o.ProxyStreamIdleTimeout, "proxy-stream-idle-timeout", o.ProxyStreamIdleTimeout, "A proxied exec, attach or port-forward that carries nothing for this long is closed.")
+	fs.StringVar(&o.ClusterProfileNamespace, "cluster-profile-namespace", o.ClusterProfileNamespace, "Namespace of the ClusterProfile (multicluster.x-k8s.io) the hub publishes for every member when the hub cluster has that CRD; empty publishes none.")
+	fs.StringVar(&o.ClusterProfileServer, "cluster-profile-server", o.ClusterProfileServer, "Address of the hub's API server that ClusterProfiles name as the way to reach members (the API proxy's path is added).")
+	fs.DurationVar(&o.ProxyMaxStreamDuration, "proxy-max-stream-duration", o.ProxyMaxStreamDuration, "A long-running proxied request (watch, logs -f, exec, attach, port-forward) is ended after this long.")
 	fs.IntVar(&o.Workers.Placement, "placement-workers", o.Workers.Placement, "Placements the placement controller snapshots and reports at once.")
 	fs.IntVar(&o.Workers.Scheduler, "scheduler-workers", o.Workers.Scheduler, "Placements the scheduler schedules at once.")
 	fs.IntVar(&o.Workers.Failover, "failover-workers", o.Workers.Failover, "Placements whose taint and availability evictions are decided at once.")
@@ -400,6 +454,37 @@ func (o *Options) Validate() error {
 	}
 	if o.ProxyRequestTimeout < time.Second {
 		return fmt.Errorf("--proxy-request-timeout must be at least 1s, got %s", o.ProxyRequestTimeout)
+	}
+	if o.ProxyMaxInflightPerUser < 1 {
+		return fmt.Errorf("--proxy-max-inflight-per-user must be at least 1, got %d", o.ProxyMaxInflightPerUser)
+	}
+	if o.ProxyUserQPS <= 0 {
+		return fmt.Errorf("--proxy-user-qps must be positive, got %g", o.ProxyUserQPS)
+	}
+	if o.ProxyUserBurst < 1 {
+		return fmt.Errorf("--proxy-user-burst must be at least 1, got %d", o.ProxyUserBurst)
+	}
+	if o.ProxyMaxRequestBytes < 1<<10 {
+		return fmt.Errorf("--proxy-max-request-bytes must be at least 1024, got %d", o.ProxyMaxRequestBytes)
+	}
+	if o.ProxyMaxResponseBytes < 1<<10 {
+		return fmt.Errorf("--proxy-max-response-bytes must be at least 1024, got %d", o.ProxyMaxResponseBytes)
+	}
+	if o.ProxyStreamIdleTimeout < time.Second {
+		return fmt.Errorf("--proxy-stream-idle-timeout must be at least 1s, got %s", o.ProxyStreamIdleTimeout)
+	}
+	if o.ClusterProfileServer != "" {
+		if u, err := url.Parse(o.ClusterProfileServer); err != nil || u.Scheme != "https" || u.Host == "" {
+			return fmt.Errorf("--cluster-profile-server %q is not an https:// URL", o.ClusterProfileServer)
+		}
+	}
+	if o.ClusterProfileNamespace != "" {
+		if errs := validation.IsDNS1123Label(o.ClusterProfileNamespace); len(errs) > 0 {
+			return fmt.Errorf("--cluster-profile-namespace %q is not a namespace name: %s", o.ClusterProfileNamespace, strings.Join(errs, "; "))
+		}
+	}
+	if o.ProxyMaxStreamDuration < time.Second {
+		return fmt.Errorf("--proxy-max-stream-duration must be at least 1s, got %s", o.ProxyMaxStreamDuration)
 	}
 	if o.APIServerTimeout <= 0 {
 		return fmt.Errorf("--apiserver-timeout must be positive, got %s", o.APIServerTimeout)

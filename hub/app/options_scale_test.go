@@ -53,6 +53,13 @@ func TestScaleOptionsAreValidated(t *testing.T) {
 		{"the API proxy on no address", func(o *Options) { o.ProxyBindAddress = "8445" }, "--proxy-bind-address"},
 		{"no proxied request in flight", func(o *Options) { o.ProxyMaxInflightPerMember = 0 }, "--proxy-max-inflight-per-member must be at least 1"},
 		{"a sub-second proxy timeout", func(o *Options) { o.ProxyRequestTimeout = time.Millisecond }, "--proxy-request-timeout must be at least 1s"},
+		{"no proxied request in flight for a user", func(o *Options) { o.ProxyMaxInflightPerUser = 0 }, "--proxy-max-inflight-per-user must be at least 1"},
+		{"a user rate of zero", func(o *Options) { o.ProxyUserQPS = 0 }, "--proxy-user-qps must be positive"},
+		{"a user burst of zero", func(o *Options) { o.ProxyUserBurst = 0 }, "--proxy-user-burst must be at least 1"},
+		{"a request cap under 1 KiB", func(o *Options) { o.ProxyMaxRequestBytes = 10 }, "--proxy-max-request-bytes must be at least 1024"},
+		{"a response cap under 1 KiB", func(o *Options) { o.ProxyMaxResponseBytes = 0 }, "--proxy-max-response-bytes must be at least 1024"},
+		{"a sub-second stream idle timeout", func(o *Options) { o.ProxyStreamIdleTimeout = time.Millisecond }, "--proxy-stream-idle-timeout must be at least 1s"},
+		{"a sub-second stream lifetime", func(o *Options) { o.ProxyMaxStreamDuration = 0 }, "--proxy-max-stream-duration must be at least 1s"},
 		{"a negative work cleanup timeout", func(o *Options) { o.WorkCleanupTimeout = -time.Second }, "--work-cleanup-timeout must not be negative"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -19,7 +19,10 @@ package app
 import (
 	"context"
 	"fmt"
+	"github.com/flotilla-io/flotilla/hub/clusterprofile"
 	"math/rand"
+	"os"
+	cpv1alpha1 "sigs.k8s.io/cluster-inventory-api/apis/v1alpha1"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -63,6 +66,7 @@ func Scheme() *runtime.Scheme {
 	utilruntime.Must(clientgoscheme.AddToScheme(s))
 	utilruntime.Must(clusterv1beta1.AddToScheme(s))
 	utilruntime.Must(placementv1beta1.AddToScheme(s))
+	utilruntime.Must(cpv1alpha1.AddToScheme(s))
 	return s
 }
 
@@ -119,6 +123,13 @@ func setupHub(_ context.Context, mgr ctrl.Manager, opts *Options) error {
 			Authorizer:           &proxy.CachingAuthorizer{Authorizer: proxy.SubjectAccessReviewer{Client: direct}},
 			MaxInflightPerMember: opts.ProxyMaxInflightPerMember,
 			RequestTimeout:       opts.ProxyRequestTimeout,
+			MaxInflightPerUser:   opts.ProxyMaxInflightPerUser,
+			UserQPS:              opts.ProxyUserQPS,
+			UserBurst:            opts.ProxyUserBurst,
+			MaxRequestBytes:      opts.ProxyMaxRequestBytes,
+			MaxResponseBytes:     opts.ProxyMaxResponseBytes,
+			StreamIdleTimeout:    opts.ProxyStreamIdleTimeout,
+			MaxStreamDuration:    opts.ProxyMaxStreamDuration,
 			Registerer:           metrics.Registry,
 			Logger:               log,
 		})
@@ -177,10 +188,46 @@ func setupHub(_ context.Context, mgr ctrl.Manager, opts *Options) error {
 		&overrides.SnapshotReconciler{Client: owner(pipeline.ManagerOverrideSnapshot)},
 		&reportback.Reconciler{Client: mgr.GetClient(), Dynamic: dyn, Mapper: mgr.GetRESTMapper()},
 	}
+	if profiles, err := clusterProfiles(mgr, opts); err != nil {
+		return err
+	} else if profiles != nil {
+		controllers = append(controllers, profiles)
+	}
 	for _, c := range controllers {
 		if err := c.SetupWithManager(mgr); err != nil {
 			return fmt.Errorf("failed to set up %T: %w", c, err)
 		}
 	}
 	return nil
+}
+
+// clusterProfiles is the ClusterProfile publisher, or nil when it is off
+// (--cluster-profile-namespace "") or the hub cluster has no ClusterProfile
+// CRD; the hub says which in its log.
+func clusterProfiles(mgr ctrl.Manager, opts *Options) (*clusterprofile.Reconciler, error) {
+	log := mgr.GetLogger().WithName("clusterprofile")
+	if opts.ClusterProfileNamespace == "" {
+		log.Info("Not publishing ClusterProfiles: --cluster-profile-namespace is empty")
+		return nil, nil
+	}
+	if !clusterprofile.Installed(mgr.GetRESTMapper()) {
+		log.Info("Not publishing ClusterProfiles: the hub cluster has no ClusterProfile CRD (multicluster.x-k8s.io); install it and restart the hub")
+		return nil, nil
+	}
+	var access clusterprofile.Access
+	if opts.ProxyBindAddress != "0" {
+		access.Server = opts.ClusterProfileServer
+		cfg := mgr.GetConfig()
+		access.CAData = cfg.CAData
+		if len(access.CAData) == 0 && cfg.CAFile != "" {
+			ca, err := os.ReadFile(cfg.CAFile)
+			if err != nil {
+				return nil, fmt.Errorf("failed to read the hub API server's CA for ClusterProfiles: %w", err)
+			}
+			access.CAData = ca
+		}
+	}
+	log.Info("Publishing ClusterProfiles", "namespace", opts.ClusterProfileNamespace, "server", access.Server)
+	return &clusterprofile.Reconciler{Client: client.WithFieldOwner(mgr.GetClient(), clusterprofile.FieldManager),
+		Recorder: mgr.GetEventRecorder("clusterprofile"), Namespace: opts.ClusterProfileNamespace, Access: access}, nil
 }

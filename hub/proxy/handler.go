@@ -28,9 +28,11 @@ limitations under the License.
 //  2. authorizes it with a SubjectAccessReview for memberclusters/proxy
 //     named after the member, the verb after the HTTP method (VerbFor; 403
 //     with the review's reason when denied);
-//  3. holds one of the member's in-flight slots (429 when all are taken) and
-//     bounds the request with a timeout unless it is long-running (watch,
-//     logs -f, exec, attach, port-forward);
+//  3. holds one of the user's and one of the member's in-flight slots and a
+//     token of the user's rate (429 when it cannot), refuses a body larger
+//     than the cap (413), and bounds the request with a timeout unless it
+//     is long-running (watch, logs -f, exec, attach, port-forward), which
+//     is bounded by its own limits instead (limits.go);
 //  4. opens an API proxy stream to the member's agent (503 when the member
 //     is not connected to this replica, 502 when its agent does not serve
 //     the proxy, each in one line, at once) and forwards the request with
@@ -105,6 +107,25 @@ type Options struct {
 	// RequestTimeout bounds a request that is not long-running; one that
 	// takes longer ends with 504. Default DefaultRequestTimeout.
 	RequestTimeout time.Duration
+	// MaxInflightPerUser bounds one user's requests in flight over every
+	// member; more get 429. Default DefaultMaxInflightPerUser.
+	MaxInflightPerUser int
+	// UserQPS and UserBurst bound how fast one user sends; faster requests
+	// get 429. Defaults DefaultUserQPS and DefaultUserBurst.
+	UserQPS   float64
+	UserBurst int
+	// MaxRequestBytes bounds a request body (413). Default
+	// DefaultMaxRequestBytes.
+	MaxRequestBytes int64
+	// MaxResponseBytes bounds the response to a request that is not
+	// long-running; a larger one is cut. Default DefaultMaxResponseBytes.
+	MaxResponseBytes int64
+	// StreamIdleTimeout ends an exec, attach or port-forward that carried
+	// nothing for this long. Default DefaultStreamIdleTimeout.
+	StreamIdleTimeout time.Duration
+	// MaxStreamDuration ends a long-running request after this long.
+	// Default DefaultMaxStreamDuration.
+	MaxStreamDuration time.Duration
 	// Registerer receives flotilla_proxy_requests_total. Default: none.
 	Registerer prometheus.Registerer
 	// Logger receives a line per request. Default: none.
@@ -116,6 +137,8 @@ type Handler struct {
 	opts      Options
 	transport *http.Transport
 	requests  *prometheus.CounterVec
+	cuts      *prometheus.CounterVec
+	users     *userLimits
 
 	mu       sync.Mutex
 	inflight map[string]int
@@ -130,20 +153,29 @@ func New(opts Options) (*Handler, error) {
 	if opts.Dialer == nil || opts.Authenticator == nil || opts.Authorizer == nil {
 		return nil, errors.New("proxy: Options.Dialer, Authenticator and Authorizer are required")
 	}
-	if opts.MaxInflightPerMember <= 0 {
-		opts.MaxInflightPerMember = DefaultMaxInflightPerMember
-	}
-	if opts.RequestTimeout <= 0 {
-		opts.RequestTimeout = DefaultRequestTimeout
-	}
-	h := &Handler{opts: opts, inflight: map[string]int{}}
+	setDefault(&opts.MaxInflightPerMember, DefaultMaxInflightPerMember)
+	setDefault(&opts.RequestTimeout, DefaultRequestTimeout)
+	setDefault(&opts.MaxInflightPerUser, DefaultMaxInflightPerUser)
+	setDefault(&opts.UserQPS, DefaultUserQPS)
+	setDefault(&opts.UserBurst, DefaultUserBurst)
+	setDefault(&opts.MaxRequestBytes, DefaultMaxRequestBytes)
+	setDefault(&opts.MaxResponseBytes, DefaultMaxResponseBytes)
+	setDefault(&opts.StreamIdleTimeout, DefaultStreamIdleTimeout)
+	setDefault(&opts.MaxStreamDuration, DefaultMaxStreamDuration)
+	h := &Handler{opts: opts, inflight: map[string]int{}, users: newUserLimits(opts.MaxInflightPerUser, opts.UserQPS, opts.UserBurst)}
 	h.requests = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "flotilla_proxy_requests_total",
 		Help: "Requests the hub's API proxy answered, by member, RBAC verb and HTTP status code.",
 	}, []string{"member", "verb", "code"})
+	h.cuts = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "flotilla_proxy_cut_total",
+		Help: "Proxied streams and responses the hub cut, by member and reason: idle (--proxy-stream-idle-timeout), duration (--proxy-max-stream-duration), response-bytes (--proxy-max-response-bytes).",
+	}, []string{"member", "reason"})
 	if opts.Registerer != nil {
-		if err := opts.Registerer.Register(h.requests); err != nil {
-			return nil, fmt.Errorf("failed to register the API proxy's metrics: %w", err)
+		for _, c := range []prometheus.Collector{h.requests, h.cuts} {
+			if err := opts.Registerer.Register(c); err != nil {
+				return nil, fmt.Errorf("failed to register the API proxy's metrics: %w", err)
+			}
 		}
 	}
 	h.transport = &http.Transport{
@@ -156,7 +188,14 @@ func New(opts Options) (*Handler, error) {
 			if !ok {
 				return nil, fmt.Errorf("proxy: %q is not a member's address", addr)
 			}
-			return opts.Dialer.OpenAPIProxy(ctx, member)
+			conn, err := opts.Dialer.OpenAPIProxy(ctx, member)
+			if err != nil {
+				return nil, err
+			}
+			if s := streamLimitsFrom(ctx); s != nil {
+				return guard(conn, s), nil
+			}
+			return conn, nil
 		},
 		// The stream is the connection; kube-apiserver and the member API
 		// server compress what they compress.
@@ -194,6 +233,14 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		apiproxy.WriteStatus(rec, apierrors.NewUnauthorized(err.Error()))
 		return
 	}
+	// The user's limits come before the review, so that a user who sends
+	// too much does not send the hub's API server reviews either.
+	releaseUser, refusal := h.users.admit(id.User, time.Now())
+	if refusal != nil {
+		apiproxy.WriteStatus(rec, refusal)
+		return
+	}
+	defer releaseUser()
 	if verb == "" {
 		apiproxy.WriteStatus(rec, apierrors.NewMethodNotSupported(apiproxy.GroupResource(), r.Method))
 		return
@@ -221,13 +268,58 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer release()
+	if r.ContentLength > h.opts.MaxRequestBytes {
+		apiproxy.WriteStatus(rec, tooLarge(r.ContentLength, h.opts.MaxRequestBytes))
+		return
+	}
+	if r.Body != nil && r.Body != http.NoBody {
+		r.Body = http.MaxBytesReader(rec, r.Body, h.opts.MaxRequestBytes)
+	}
 	ctx := r.Context()
-	if !longRunning(r) {
-		var cancel context.CancelFunc
+	var cancel context.CancelFunc
+	switch {
+	case httpstream.IsUpgradeRequest(r):
+		ctx = withStreamLimits(ctx, &streamLimits{idle: h.opts.StreamIdleTimeout, lifetime: h.opts.MaxStreamDuration, cut: func(reason string) {
+			h.cut(id, member, rest, reason)
+		}})
+	case longRunning(r):
+		ctx, cancel = context.WithTimeout(ctx, h.opts.MaxStreamDuration)
+		defer cancel()
+	default:
 		ctx, cancel = context.WithTimeout(ctx, h.opts.RequestTimeout)
 		defer cancel()
+		rec.limit = h.opts.MaxResponseBytes
 	}
+	// The reverse proxy aborts a response cut for its size with a panic
+	// (http.ErrAbortHandler): count it on the way out.
+	defer func() {
+		if rec.overLimit {
+			h.cut(id, member, rest, cutResponseBytes)
+		}
+	}()
 	h.forward(rec, r.WithContext(ctx), id, member, rest)
+}
+
+// cut records that a stream or response to member was cut, and why.
+func (h *Handler) cut(id Identity, member, path, reason string) {
+	h.cuts.WithLabelValues(member, reason).Inc()
+	h.opts.Logger.Info("Proxied stream cut", "user", id.User, "member", member, "path", path, "reason", reason)
+}
+
+// tooLarge is the 413 of a request body over the cap.
+func tooLarge(size, limit int64) *apierrors.StatusError {
+	what := "the request body"
+	if size > 0 {
+		what = fmt.Sprintf("the request body (%d bytes)", size)
+	}
+	return apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("%s is larger than the %d bytes the hub's API proxy accepts (--proxy-max-request-bytes)", what, limit))
+}
+
+// setDefault sets *v to def when it is not positive.
+func setDefault[T int | int64 | float64 | time.Duration](v *T, def T) {
+	if *v <= 0 {
+		*v = def
+	}
 }
 
 // forbidden is the 403 of a denied review, with its reason.
@@ -319,7 +411,10 @@ func (h *Handler) acquire(member string) (release func(), ok bool) {
 type responder struct{ member string }
 
 func (r responder) Error(w http.ResponseWriter, req *http.Request, err error) {
+	var tooBig *http.MaxBytesError
 	switch {
+	case errors.As(err, &tooBig):
+		apiproxy.WriteStatus(w, tooLarge(0, tooBig.Limit))
 	case errors.Is(err, tunnelserver.ErrNotConnected):
 		apiproxy.WriteStatus(w, apierrors.NewServiceUnavailable(rootCause(err)))
 	case errors.Is(err, tunnel.ErrAPIProxyUnavailable):
@@ -353,6 +448,10 @@ func rootCause(err error) string {
 type recorder struct {
 	http.ResponseWriter
 	code int
+	// limit, when positive, caps the bytes written; overLimit says a write
+	// went past it.
+	limit, written int64
+	overLimit      bool
 }
 
 func (r *recorder) WriteHeader(code int) {
@@ -365,6 +464,13 @@ func (r *recorder) WriteHeader(code int) {
 func (r *recorder) Write(b []byte) (int, error) {
 	if r.code == 0 {
 		r.code = http.StatusOK
+	}
+	if r.limit > 0 {
+		if r.written+int64(len(b)) > r.limit {
+			r.overLimit = true
+			return 0, errResponseTooLarge
+		}
+		r.written += int64(len(b))
 	}
 	return r.ResponseWriter.Write(b)
 }
