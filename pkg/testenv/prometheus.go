@@ -80,8 +80,13 @@ scrape_configs:
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("failed to start prometheus: %v", err)
 	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
+	// exited is closed when the process has exited, with waitErr set.
+	exited := make(chan struct{})
+	var waitErr error
+	go func() {
+		waitErr = cmd.Wait()
+		close(exited)
+	}()
 	t.Cleanup(func() {
 		_ = cmd.Process.Signal(syscall.SIGTERM)
 		select {
@@ -100,9 +105,9 @@ scrape_configs:
 	url := "http://" + addr
 	poll.Eventually(t, 60*time.Second, 100*time.Millisecond, func() error {
 		select {
-		case err := <-exited:
+		case <-exited:
 			out, _ := os.ReadFile(logFile.Name())
-			t.Fatalf("prometheus exited (%v):\n%s", err, out)
+			t.Fatalf("prometheus exited (%v):\n%s", waitErr, out)
 		default:
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
