@@ -21,9 +21,13 @@ import (
 	"fmt"
 	"math"
 	"net"
+	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -423,4 +427,85 @@ func TestPrometheusChecksAgainstARealPrometheus(t *testing.T) {
 		t.Errorf("a Prometheus that cannot be reached: %+v", results[0])
 	}
 	t.Logf("unreachable Prometheus: %s", results[0].message)
+}
+
+// A query that takes longer than the timeout fails its round: the hub does not
+// wait on a Prometheus that does not answer. (A server that never answers
+// stands in for it: a real one answers too fast to show this.)
+func TestAQueryOverTheTimeoutFailsItsRound(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-release:
+		}
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(release) })
+	prom, err := NewPrometheus(PrometheusOptions{URL: srv.URL, Timeout: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checks, err := compileChecks([]placementv1beta1.AnalysisCheck{promCheck("slow", "vector(0)", "true")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	got, err := runChecks(context.Background(), checks, round{prometheus: prom, now: time.Now()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("the round took %s with a 200ms timeout", took)
+	}
+	if got[0].passed || !strings.HasPrefix(got[0].message, "check slow: the query failed: ") || !strings.Contains(got[0].message, "deadline exceeded") {
+		t.Errorf("result = %+v, want a failed query past its deadline", got[0])
+	}
+}
+
+// The bearer token file is read for every query, so a rotated token is sent
+// from the next query on. (A server that checks the header stands in for a
+// Prometheus behind an authenticating proxy.)
+func TestTheBearerTokenFileIsSentAndReadAgainForEachQuery(t *testing.T) {
+	var mu sync.Mutex
+	var seen []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen = append(seen, r.Header.Get("Authorization"))
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"status":"success","data":{"resultType":"scalar","result":[1764230400,"0.001"]}}`))
+	}))
+	t.Cleanup(srv.Close)
+	token := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(token, []byte("first\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	prom, err := NewPrometheus(PrometheusOptions{URL: srv.URL, BearerTokenFile: token})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checks, err := compileChecks([]placementv1beta1.AnalysisCheck{promCheck("low", "vector(0)", "result < 0.01")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, next := range []string{"second", ""} {
+		got, err := runChecks(context.Background(), checks, round{prometheus: prom, now: time.Now()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !got[0].passed {
+			t.Errorf("result = %+v, want a pass", got[0])
+		}
+		if next != "" {
+			if err := os.WriteFile(token, []byte(next), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if diff := cmp.Diff([]string{"Bearer first", "Bearer second"}, seen); diff != "" {
+		t.Errorf("Authorization headers (-want +got):\n%s", diff)
+	}
 }
