@@ -245,12 +245,15 @@ func runPrometheusCheck(ctx context.Context, prom Prometheus, c compiledCheck, c
 	query := expandClusters(c.query, clusters)
 	val, _, _, err := prom.Query(ctx, query, now)
 	if err != nil {
+		prometheusQueriesTotal.WithLabelValues(metricQueryError).Inc()
 		return fail("the query failed: %s", oneLine(err.Error()))
 	}
 	in, err := resultInput(val)
 	if err != nil {
+		prometheusQueriesTotal.WithLabelValues(metricQueryError).Inc()
 		return fail("%s", err.Error())
 	}
+	prometheusQueriesTotal.WithLabelValues(metricQueryOK).Inc()
 	ok, err := evalCondition(ctx, c, in)
 	switch {
 	case err != nil:

@@ -34,6 +34,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/prometheus/common/model"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -394,6 +395,7 @@ func TestPrometheusChecksAgainstARealPrometheus(t *testing.T) {
 	}
 
 	// A query Prometheus refuses fails its round with Prometheus's error.
+	errorsBefore := testutil.ToFloat64(prometheusQueriesTotal.WithLabelValues(metricQueryError))
 	bad, err := compileChecks([]placementv1beta1.AnalysisCheck{promCheck("bad-query", `max(flotilla_test_error_ratio{cluster=~"{{clusters}}"`, "true")})
 	if err != nil {
 		t.Fatal(err)
@@ -427,6 +429,9 @@ func TestPrometheusChecksAgainstARealPrometheus(t *testing.T) {
 		t.Errorf("a Prometheus that cannot be reached: %+v", results[0])
 	}
 	t.Logf("unreachable Prometheus: %s", results[0].message)
+	if got := testutil.ToFloat64(prometheusQueriesTotal.WithLabelValues(metricQueryError)) - errorsBefore; got != 2 {
+		t.Errorf("flotilla_updaterun_prometheus_queries_total{result=\"error\"} rose by %g, want 2", got)
+	}
 }
 
 // A query that takes longer than the timeout fails its round: the hub does not
