@@ -101,6 +101,11 @@ $(HELM):
 browser: ## Install what the console's browser test needs: Chromium (Debian's, when missing) and playwright-core $(PLAYWRIGHT_VERSION) (cached).
 	hack/install-browser.sh $(PLAYWRIGHT_DIR) $(PLAYWRIGHT_VERSION)
 
+# Debian's prometheus when it is missing: the PromQL analysis tests run it.
+.PHONY: prometheus
+prometheus: ## Install Debian's prometheus package with apt-get (as root, else with sudo) when prometheus is not on PATH; the PromQL analysis tests run it.
+	@hack/install-prometheus.sh
+
 ##@ Generate
 
 .PHONY: generate
@@ -141,7 +146,7 @@ lint: $(GOLANGCI_LINT) ## golangci-lint with .golangci.yml over every package (a
 	$(GOLANGCI_LINT) run ./...
 
 .PHONY: unit
-unit: tools ## Unit and envtest tests.
+unit: tools prometheus ## Unit and envtest tests (Debian's prometheus installed first when missing: make prometheus).
 	hack/gotest.sh unit $(GO) test $(GO_TEST_FLAGS) ./apis/... ./pkg/... ./hub/... ./agent/... ./tools/...
 
 .PHONY: e2e

@@ -29,6 +29,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/flotilla-io/flotilla/hub/proxy"
+	"github.com/flotilla-io/flotilla/hub/updaterun"
 	"github.com/flotilla-io/flotilla/pkg/tunnel"
 )
 
@@ -202,6 +203,24 @@ type Options struct {
 	// name no access provider while the API proxy is off. Default:
 	// "https://kubernetes.default.svc", for consumers in the hub cluster.
 	ClusterProfileServer string
+
+	// Prometheus, for the prometheus checks of staged runs' analyses
+	// (docs/concepts/staged-runs.md).
+
+	// PrometheusURL is the base URL of the Prometheus the prometheus checks
+	// query, e.g. http://prometheus.monitoring:9090. "" configures none: a
+	// prometheus check then fails its round, saying to set this flag.
+	// Default: "".
+	PrometheusURL string
+	// PrometheusBearerTokenFile is a file whose content is sent as a bearer
+	// token with every query (read again for each); "" sends none. Default: "".
+	PrometheusBearerTokenFile string
+	// PrometheusCAFile is a PEM file of the certificate authorities of an https
+	// Prometheus; "" trusts the system's. Default: "".
+	PrometheusCAFile string
+	// PrometheusTimeout bounds one query; a slower one fails its round.
+	// Default: 10s (updaterun.DefaultPrometheusTimeout).
+	PrometheusTimeout time.Duration
 }
 
 // WorkerOptions are the worker counts of the placement pipeline's controllers
@@ -274,6 +293,7 @@ func NewOptions() *Options {
 		ProxyMaxStreamDuration:      proxy.DefaultMaxStreamDuration,
 		ClusterProfileNamespace:     "flotilla-system",
 		ClusterProfileServer:        "https://kubernetes.default.svc",
+		PrometheusTimeout:           updaterun.DefaultPrometheusTimeout,
 		Workers: WorkerOptions{
 			Placement:     2,
 			Scheduler:     2,
@@ -333,6 +353,10 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.ClusterProfileNamespace, "cluster-profile-namespace", o.ClusterProfileNamespace, "Namespace of the ClusterProfile (multicluster.x-k8s.io) the hub publishes for every member when the hub cluster has that CRD; empty publishes none.")
 	fs.StringVar(&o.ClusterProfileServer, "cluster-profile-server", o.ClusterProfileServer, "Address of the hub's API server that ClusterProfiles name as the way to reach members (the API proxy's path is added).")
 	fs.DurationVar(&o.ProxyMaxStreamDuration, "proxy-max-stream-duration", o.ProxyMaxStreamDuration, "A long-running proxied request (watch, logs -f, exec, attach, port-forward) is ended after this long.")
+	fs.StringVar(&o.PrometheusURL, "prometheus-url", o.PrometheusURL, "Base URL of the Prometheus that staged runs' prometheus analysis checks query, e.g. http://prometheus.monitoring:9090; empty: none, and such checks fail their rounds.")
+	fs.StringVar(&o.PrometheusBearerTokenFile, "prometheus-bearer-token-file", o.PrometheusBearerTokenFile, "File whose content is sent to --prometheus-url as a bearer token (read for every query); empty sends none.")
+	fs.StringVar(&o.PrometheusCAFile, "prometheus-ca-file", o.PrometheusCAFile, "PEM file of the certificate authorities of an https --prometheus-url; empty trusts the system's.")
+	fs.DurationVar(&o.PrometheusTimeout, "prometheus-timeout", o.PrometheusTimeout, "Longest one query to --prometheus-url may take; a slower one fails its analysis round.")
 	fs.IntVar(&o.Workers.Placement, "placement-workers", o.Workers.Placement, "Placements the placement controller snapshots and reports at once.")
 	fs.IntVar(&o.Workers.Scheduler, "scheduler-workers", o.Workers.Scheduler, "Placements the scheduler schedules at once.")
 	fs.IntVar(&o.Workers.Failover, "failover-workers", o.Workers.Failover, "Placements whose taint and availability evictions are decided at once.")
@@ -486,10 +510,40 @@ func (o *Options) Validate() error {
 	if o.ProxyMaxStreamDuration < time.Second {
 		return fmt.Errorf("--proxy-max-stream-duration must be at least 1s, got %s", o.ProxyMaxStreamDuration)
 	}
+	if err := o.validatePrometheus(); err != nil {
+		return err
+	}
 	if o.APIServerTimeout <= 0 {
 		return fmt.Errorf("--apiserver-timeout must be positive, got %s", o.APIServerTimeout)
 	}
 	return nil
+}
+
+// validatePrometheus checks the --prometheus-* flags.
+func (o *Options) validatePrometheus() error {
+	if o.PrometheusURL == "" {
+		if o.PrometheusBearerTokenFile != "" || o.PrometheusCAFile != "" {
+			return fmt.Errorf("--prometheus-bearer-token-file and --prometheus-ca-file need --prometheus-url")
+		}
+		return nil
+	}
+	if _, err := o.prometheus(); err != nil {
+		return fmt.Errorf("--prometheus-url, --prometheus-bearer-token-file or --prometheus-ca-file: %w", err)
+	}
+	if o.PrometheusTimeout < time.Second {
+		return fmt.Errorf("--prometheus-timeout must be at least 1s, got %s", o.PrometheusTimeout)
+	}
+	return nil
+}
+
+// prometheus returns the client of --prometheus-url; nil when it is empty.
+func (o *Options) prometheus() (updaterun.Prometheus, error) {
+	if o.PrometheusURL == "" {
+		return nil, nil
+	}
+	return updaterun.NewPrometheus(updaterun.PrometheusOptions{
+		URL: o.PrometheusURL, BearerTokenFile: o.PrometheusBearerTokenFile, CAFile: o.PrometheusCAFile, Timeout: o.PrometheusTimeout,
+	})
 }
 
 // memoryLimitBytes is MemoryLimit in bytes; 0 when it is empty.

@@ -159,6 +159,10 @@ func setupHub(_ context.Context, mgr ctrl.Manager, opts *Options) error {
 	if err := mgr.Add(watcher); err != nil {
 		return fmt.Errorf("failed to add the resource watcher: %w", err)
 	}
+	prom, err := opts.prometheus()
+	if err != nil {
+		return fmt.Errorf("failed to set up the client of --prometheus-url: %w", err)
+	}
 	controllers := []interface{ SetupWithManager(ctrl.Manager) error }{
 		&placement.Reconciler{Client: owner(pipeline.ManagerPlacement), Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorder("placement"), Resources: watcher,
 			Workers: opts.Workers.Placement},
@@ -180,7 +184,7 @@ func setupHub(_ context.Context, mgr ctrl.Manager, opts *Options) error {
 		&eviction.Reconciler{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder("eviction")},
 		// Staged update runs roll out placements with strategy type External.
 		&updaterun.Reconciler{Client: owner(pipeline.ManagerUpdateRun), Reader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder("updaterun"),
-			Workers: opts.Workers.UpdateRun},
+			Workers: opts.Workers.UpdateRun, Prometheus: prom},
 		&updaterun.ExternalReconciler{Client: owner(pipeline.ManagerUpdateRun)},
 		&upsync.Reconciler{Client: owner(pipeline.ManagerUpsync), Handler: upsyncHandler},
 		// Override snapshots: every change of an override rolls out like a resource change.

@@ -38,7 +38,8 @@ import (
 // passes when every check is true. The analysis passes after successCount
 // passing rounds in a row and fails after failureLimit failing rounds in all.
 // A check that cannot be evaluated (a runtime error, such as a missing map key)
-// fails its round, with the error as its message.
+// fails its round, with the error as its message. A cel check judges what the
+// members report; a prometheus check (prometheus.go) a PromQL query's result.
 
 // Bounds of the CEL checks.
 const (
@@ -163,42 +164,82 @@ var checkEnv = sync.OnceValues(func() (*cel.Env, error) {
 	return cel.NewEnv(cel.Variable("clusters", cel.ListType(cel.MapType(cel.StringType, cel.DynType))))
 })
 
+// resultEnv is the environment successConditions compile in: one variable,
+// result (see resultInput).
+var resultEnv = sync.OnceValues(func() (*cel.Env, error) {
+	return cel.NewEnv(cel.Variable("result", cel.DynType))
+})
+
 // compiledCheck is one check, ready to evaluate.
 type compiledCheck struct {
 	name string
-	prg  cel.Program
+	// prg is the cel expression, or the prometheus check's successCondition.
+	prg cel.Program
+	// promql says the check is a prometheus check, with query and condition.
+	promql           bool
+	query, condition string
 }
 
 // compileChecks compiles an analysis's checks. The error, for a check that does
 // not compile or does not return a bool, is written for the user: it names the
 // check and says what the compiler says, on one line.
 func compileChecks(checks []placementv1beta1.AnalysisCheck) ([]compiledCheck, error) {
-	env, err := checkEnv()
+	out := make([]compiledCheck, 0, len(checks))
+	for _, c := range checks {
+		switch {
+		case c.CEL != "" && c.Prometheus != nil:
+			return nil, fmt.Errorf("check %s has both a cel expression and a prometheus query; it needs exactly one", c.Name)
+		case c.Prometheus != nil:
+			p := c.Prometheus
+			switch {
+			case p.Query == "":
+				return nil, fmt.Errorf("check %s has no prometheus query", c.Name)
+			case len(p.Query) > placementv1beta1.MaxPrometheusQueryLength:
+				return nil, fmt.Errorf("check %s: the prometheus query is %d bytes long, over the limit of %d", c.Name, len(p.Query), placementv1beta1.MaxPrometheusQueryLength)
+			case p.SuccessCondition == "":
+				return nil, fmt.Errorf("check %s has no successCondition", c.Name)
+			case len(p.SuccessCondition) > placementv1beta1.MaxPrometheusConditionLength:
+				return nil, fmt.Errorf("check %s: the successCondition is %d bytes long, over the limit of %d", c.Name, len(p.SuccessCondition), placementv1beta1.MaxPrometheusConditionLength)
+			}
+			prg, err := compileBool(resultEnv, c.Name, "successCondition", p.SuccessCondition)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, compiledCheck{name: c.Name, prg: prg, promql: true, query: p.Query, condition: p.SuccessCondition})
+		case c.CEL == "":
+			return nil, fmt.Errorf("check %s has no cel expression", c.Name)
+		case len(c.CEL) > placementv1beta1.MaxAnalysisCheckExpressionLength:
+			return nil, fmt.Errorf("check %s: the cel expression is %d bytes long, over the limit of %d", c.Name, len(c.CEL), placementv1beta1.MaxAnalysisCheckExpressionLength)
+		default:
+			prg, err := compileBool(checkEnv, c.Name, "cel expression", c.CEL)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, compiledCheck{name: c.Name, prg: prg})
+		}
+	}
+	return out, nil
+}
+
+// compileBool compiles a check's expression (what names it: "cel expression",
+// "successCondition") in the environment, which it must return a bool in.
+func compileBool(newEnv func() (*cel.Env, error), check, what, expr string) (cel.Program, error) {
+	env, err := newEnv()
 	if err != nil {
 		return nil, fmt.Errorf("failed to create the CEL environment: %w", err)
 	}
-	out := make([]compiledCheck, 0, len(checks))
-	for _, c := range checks {
-		if c.CEL == "" {
-			return nil, fmt.Errorf("check %s has no cel expression", c.Name)
-		}
-		if len(c.CEL) > placementv1beta1.MaxAnalysisCheckExpressionLength {
-			return nil, fmt.Errorf("check %s: the cel expression is %d bytes long, over the limit of %d", c.Name, len(c.CEL), placementv1beta1.MaxAnalysisCheckExpressionLength)
-		}
-		ast, iss := env.Compile(c.CEL)
-		if iss.Err() != nil {
-			return nil, fmt.Errorf("check %s: the cel expression does not compile: %s", c.Name, oneLine(iss.Err().Error()))
-		}
-		if t := ast.OutputType(); !t.IsExactType(types.BoolType) && !t.IsExactType(types.DynType) {
-			return nil, fmt.Errorf("check %s: the cel expression returns %s, not bool", c.Name, t)
-		}
-		prg, err := env.Program(ast, cel.CostLimit(checkCostLimit), cel.InterruptCheckFrequency(100))
-		if err != nil {
-			return nil, fmt.Errorf("check %s: the cel expression cannot be evaluated: %s", c.Name, oneLine(err.Error()))
-		}
-		out = append(out, compiledCheck{name: c.Name, prg: prg})
+	ast, iss := env.Compile(expr)
+	if iss.Err() != nil {
+		return nil, fmt.Errorf("check %s: the %s does not compile: %s", check, what, oneLine(iss.Err().Error()))
 	}
-	return out, nil
+	if t := ast.OutputType(); !t.IsExactType(types.BoolType) && !t.IsExactType(types.DynType) {
+		return nil, fmt.Errorf("check %s: the %s returns %s, not bool", check, what, t)
+	}
+	prg, err := env.Program(ast, cel.CostLimit(checkCostLimit), cel.InterruptCheckFrequency(100))
+	if err != nil {
+		return nil, fmt.Errorf("check %s: the %s cannot be evaluated: %s", check, what, oneLine(err.Error()))
+	}
+	return prg, nil
 }
 
 // validateAnalyses compiles the checks of every Analysis task of a strategy, and
@@ -283,10 +324,23 @@ func clusterValue(in clusterInput) (map[string]any, error) {
 	return m, nil
 }
 
-// runChecks evaluates every check once over the clusters. A check that is false
-// is evaluated again over each cluster alone, so that its message can name the
-// clusters it is false on, with their feedback values.
-func runChecks(ctx context.Context, checks []compiledCheck, clusters []clusterInput) ([]checkResult, error) {
+// round is what a round's checks see.
+type round struct {
+	// clusters are the stage's clusters the run updated.
+	clusters []clusterInput
+	// prometheus runs the prometheus checks' queries; nil when the hub has no
+	// Prometheus.
+	prometheus Prometheus
+	// now is the round's time: the prometheus checks' queries are evaluated at it.
+	now time.Time
+}
+
+// runChecks evaluates every check once over the round's clusters. A cel check
+// that is false is evaluated again over each cluster alone, so that its message
+// can name the clusters it is false on, with their feedback values. A
+// prometheus check runs its query (runPrometheusCheck).
+func runChecks(ctx context.Context, checks []compiledCheck, rd round) ([]checkResult, error) {
+	clusters := rd.clusters
 	all := make([]any, 0, len(clusters))
 	for _, c := range clusters {
 		v, err := clusterValue(c)
@@ -297,6 +351,14 @@ func runChecks(ctx context.Context, checks []compiledCheck, clusters []clusterIn
 	}
 	out := make([]checkResult, 0, len(checks))
 	for _, c := range checks {
+		if c.promql {
+			names := make([]string, 0, len(clusters))
+			for _, cl := range clusters {
+				names = append(names, cl.status.ClusterName)
+			}
+			out = append(out, runPrometheusCheck(ctx, rd.prometheus, c, names, rd.now))
+			continue
+		}
 		ok, err := evalCheck(ctx, c, all)
 		switch {
 		case err != nil:

@@ -267,7 +267,7 @@ func TestRunChecks(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := runChecks(context.Background(), checks, tc.clusters)
+			got, err := runChecks(context.Background(), checks, round{clusters: tc.clusters})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -287,7 +287,7 @@ func TestACheckThatLoopsTooMuchIsStoppedByTheCostLimit(t *testing.T) {
 	for i := 0; i < 200; i++ {
 		many = append(many, clusterInput{status: placementv1beta1.PerClusterPlacementStatus{ClusterName: "c"}})
 	}
-	got, err := runChecks(context.Background(), checks, many)
+	got, err := runChecks(context.Background(), checks, round{clusters: many})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -62,6 +62,11 @@ type Reconciler struct {
 	// Workers is how many runs are handled at once. Default: 1.
 	Workers int
 
+	// Prometheus runs the queries of prometheus analysis checks (NewPrometheus).
+	// Default: none, and a prometheus check fails its round with a message
+	// that names the hub's --prometheus-url.
+	Prometheus Prometheus
+
 	// checks holds the runs' compiled analysis checks.
 	checks checkCache
 }

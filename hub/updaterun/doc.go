@@ -53,10 +53,12 @@ limitations under the License.
 // a user sets its Approved condition to True, which the run answers with
 // ApprovalAccepted=True (a request of that name the run does not own, say one
 // left by an earlier run of the same name, is replaced, never taken as approval);
-// a TimedWait task waits for its waitTime; an Analysis task runs its CEL checks
-// over the stage's entries of the placement's status.placementStatuses every
-// interval (analysis.go: judgeRound is the rule, a round runs only once every
-// entry shows the run's index Available) until it passes or fails. A failed
+// a TimedWait task waits for its waitTime; an Analysis task runs its checks
+// every interval — CEL over the stage's entries of the placement's
+// status.placementStatuses, or PromQL queries to the hub's Prometheus with a CEL
+// condition on the result (prometheus.go) — until it passes or fails
+// (analysis.go: judgeRound is the rule, a round runs only once every entry shows
+// the run's index Available). A failed
 // analysis with onFailure Pause stops the run (Progressing=False,
 // AnalysisPaused); with Rollback, the run moves every cluster it started back to
 // the snapshot it ran at initialization (previousResourceSnapshotName, written

@@ -272,7 +272,7 @@ func (r *Reconciler) analysisTask(ctx context.Context, s *scope, stage int, st *
 		s.announce(corev1.EventTypeWarning, placementv1beta1.ReasonAnalysisFailed, "stage %s: %s", st.StageName, c.message)
 		return nil, &analysisFailure{message: c.message}, nil
 	}
-	results, err := runChecks(ctx, checks, inputs)
+	results, err := runChecks(ctx, checks, round{clusters: inputs, prometheus: r.Prometheus, now: s.now.Time})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -66,6 +66,13 @@ func TestMain(m *testing.M) {
 // server until the test ends, with agent standing in for the members' agents.
 func startHub(t *testing.T, agent *memberAgents) {
 	t.Helper()
+	startHubWithPrometheus(t, agent, nil)
+}
+
+// startHubWithPrometheus is startHub with prom running the analyses'
+// prometheus checks (nil: none, as a hub without --prometheus-url).
+func startHubWithPrometheus(t *testing.T, agent *memberAgents, prom updaterun.Prometheus) {
+	t.Helper()
 	env.StartManager(t, func(mgr ctrl.Manager) error {
 		watcher, err := resources.NewWatcher(mgr.GetConfig(), mgr.GetLogger().WithName("resources"), resources.Options{})
 		if err != nil {
@@ -81,7 +88,7 @@ func startHub(t *testing.T, agent *memberAgents) {
 			&rollout.Reconciler{Client: mgr.GetClient()},
 			&workgen.Reconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme()},
 			&workcleanup.Reconciler{Client: mgr.GetClient(), Timeout: time.Second},
-			&updaterun.Reconciler{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder("updaterun")},
+			&updaterun.Reconciler{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder("updaterun"), Prometheus: prom},
 			&updaterun.ExternalReconciler{Client: mgr.GetClient()},
 			&overrides.SnapshotReconciler{Client: mgr.GetClient(), Cluster: true},
 			&overrides.SnapshotReconciler{Client: mgr.GetClient()},

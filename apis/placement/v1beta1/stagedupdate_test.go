@@ -195,7 +195,45 @@ func TestStagedUpdateStrategyValidation(t *testing.T) {
 			strategy: strategy(stage("canary", withAnalysis(func(a *placementv1beta1.Analysis) {
 				a.Checks[0].CEL = ""
 			}))),
-			wantRefusal: "a check needs exactly one kind of check: cel",
+			wantRefusal: "a check needs exactly one kind of check: cel or prometheus",
+		},
+		{
+			name: "a prometheus check is accepted",
+			strategy: strategy(stage("canary", withAnalysis(func(a *placementv1beta1.Analysis) {
+				a.Checks[0].CEL = ""
+				a.Checks[0].Prometheus = &placementv1beta1.PrometheusCheck{Query: `max(flotilla_errors{cluster=~"{{clusters}}"})`, SuccessCondition: "result < 0.01"}
+			}))),
+		},
+		{
+			name: "a check with both cel and prometheus is refused",
+			strategy: strategy(stage("canary", withAnalysis(func(a *placementv1beta1.Analysis) {
+				a.Checks[0].Prometheus = &placementv1beta1.PrometheusCheck{Query: "vector(1)", SuccessCondition: "true"}
+			}))),
+			wantRefusal: "a check needs exactly one kind of check: cel or prometheus",
+		},
+		{
+			name: "a prometheus check with no successCondition is refused",
+			strategy: strategy(stage("canary", withAnalysis(func(a *placementv1beta1.Analysis) {
+				a.Checks[0].CEL = ""
+				a.Checks[0].Prometheus = &placementv1beta1.PrometheusCheck{Query: "vector(1)"}
+			}))),
+			wantRefusal: "spec.stages[0].afterStageTasks[0].analysis.checks[0].prometheus.successCondition",
+		},
+		{
+			name: "a query over 4 KiB is refused",
+			strategy: strategy(stage("canary", withAnalysis(func(a *placementv1beta1.Analysis) {
+				a.Checks[0].CEL = ""
+				a.Checks[0].Prometheus = &placementv1beta1.PrometheusCheck{Query: "vector(1)" + strings.Repeat(" ", placementv1beta1.MaxPrometheusQueryLength), SuccessCondition: "true"}
+			}))),
+			wantRefusal: "spec.stages[0].afterStageTasks[0].analysis.checks[0].prometheus.query: Too long",
+		},
+		{
+			name: "a successCondition over 1 KiB is refused",
+			strategy: strategy(stage("canary", withAnalysis(func(a *placementv1beta1.Analysis) {
+				a.Checks[0].CEL = ""
+				a.Checks[0].Prometheus = &placementv1beta1.PrometheusCheck{Query: "vector(1)", SuccessCondition: "true" + strings.Repeat(" ", placementv1beta1.MaxPrometheusConditionLength)}
+			}))),
+			wantRefusal: "spec.stages[0].afterStageTasks[0].analysis.checks[0].prometheus.successCondition: Too long",
 		},
 		{
 			name: "a cel expression over 4 KiB is refused",

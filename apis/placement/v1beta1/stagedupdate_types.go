@@ -165,6 +165,16 @@ const (
 	// MaxAnalysisCheckExpressionLength is the longest cel expression of an
 	// analysis check, in bytes.
 	MaxAnalysisCheckExpressionLength = 4096
+	// MaxPrometheusQueryLength is the longest query of a prometheus check, in
+	// bytes.
+	MaxPrometheusQueryLength = 4096
+	// MaxPrometheusConditionLength is the longest successCondition of a
+	// prometheus check, in bytes.
+	MaxPrometheusConditionLength = 1024
+	// PrometheusClustersPlaceholder, in the query of a prometheus check, stands
+	// for a regular expression that matches exactly the names of the stage's
+	// clusters the run updated, escaped for a double-quoted PromQL string.
+	PrometheusClustersPlaceholder = "{{clusters}}"
 )
 
 // Analysis judges the clusters a stage just updated: every interval, each check
@@ -212,10 +222,10 @@ type Analysis struct {
 	Checks []AnalysisCheck `json:"checks"`
 }
 
-// AnalysisCheck is one check of an analysis. Exactly one kind of check is set;
-// cel is the only kind yet.
+// AnalysisCheck is one check of an analysis. Exactly one kind of check is set:
+// cel (over what the members report) or prometheus (a PromQL query).
 //
-// +kubebuilder:validation:XValidation:rule="[has(self.cel)].filter(k, k).size() == 1",message="a check needs exactly one kind of check: cel"
+// +kubebuilder:validation:XValidation:rule="[has(self.cel), has(self.prometheus)].filter(k, k).size() == 1",message="a check needs exactly one kind of check: cel or prometheus"
 type AnalysisCheck struct {
 	// Name identifies the check in the run's status, conditions and Events.
 	// +kubebuilder:validation:MinLength=1
@@ -237,6 +247,43 @@ type AnalysisCheck struct {
 	// +kubebuilder:validation:MaxLength=4096
 	// +optional
 	CEL string `json:"cel,omitempty"`
+
+	// Prometheus is a PromQL query to the Prometheus the hub is told about
+	// (the hub's --prometheus-url), with a condition on its result.
+	// +optional
+	Prometheus *PrometheusCheck `json:"prometheus,omitempty"`
+}
+
+// PrometheusCheck is a PromQL query, run as an instant query at each round, and
+// a condition on its result.
+//
+// A query that fails (a syntax error, a timeout, a Prometheus that cannot be
+// reached), returns more than 1000 series, or whose condition cannot be
+// evaluated, fails its round, with the error in lastFailure. So does any
+// prometheus check when the hub has no --prometheus-url.
+type PrometheusCheck struct {
+	// Query is the PromQL expression, evaluated at the round's time. In it,
+	// {{clusters}} stands for a regular expression that matches exactly the
+	// names of the stage's clusters the run updated (escaped for a
+	// double-quoted string; one that matches nothing when there are none), as in
+	// max(rate(http_errors_total{cluster=~"{{clusters}}"}[5m])). It must return
+	// an instant vector or a scalar.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=4096
+	// +required
+	Query string `json:"query"`
+
+	// SuccessCondition is a Common Expression Language expression over result
+	// that is true when the check passes. For a scalar query, result is a
+	// double: result < 0.01. For an instant vector, result is a list of series,
+	// each {metric: {label: value}, value: double}, empty when the query
+	// matches nothing: size(result) > 0 && result.all(s, s.value < 0.01). An
+	// expression that does not compile, or does not return a bool, keeps the
+	// run from starting.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=1024
+	// +required
+	SuccessCondition string `json:"successCondition"`
 }
 
 // ClusterStagedUpdateStrategyList is a list of ClusterStagedUpdateStrategies.
