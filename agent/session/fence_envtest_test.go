@@ -104,7 +104,12 @@ func TestACutOffAgentFencesItsWorkloadsAndTheHubsWorkRestoresThem(t *testing.T) 
 	go func() {
 		done <- r.Run(ctx, dial, tunnel.ReconnectOptions{InitialInterval: 100 * time.Millisecond, MaxInterval: 300 * time.Millisecond})
 	}()
-	t.Cleanup(func() { cancel(); <-done })
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("the agent stopped with %v", err)
+		}
+	})
 
 	s1 := first.NextSession(t, wait)
 	work := fencedDeploymentWork(t, "fenced", int32(lease/time.Second))
