@@ -29,6 +29,7 @@ type Metrics struct {
 	heartbeats    prometheus.Counter
 	connected     prometheus.Gauge
 	statusReports prometheus.Counter
+	fenced        *prometheus.CounterVec
 }
 
 // NewMetrics creates the session's collectors and registers them on reg (nil:
@@ -37,6 +38,7 @@ type Metrics struct {
 //	flotilla_agent_heartbeats_sent_total      heartbeats sent to the hub
 //	flotilla_agent_connected                  1 while a session to the hub is up, else 0
 //	flotilla_agent_status_reports_sent_total  Work status reports sent to the hub
+//	flotilla_agent_fenced_total{action}       fenced Works the agent stopped, cut off from the hub
 func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 	m := &Metrics{
 		heartbeats: prometheus.NewCounter(prometheus.CounterOpts{
@@ -51,6 +53,10 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 			Name: "flotilla_agent_status_reports_sent_total",
 			Help: "Work status reports the agent sent to the hub.",
 		}),
+		fenced: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "flotilla_agent_fenced_total",
+			Help: "Fenced Works whose workloads the agent stopped because it was cut off from the hub for longer than their lease, by action (ScaleToZero, Remove).",
+		}, []string{"action"}),
 	}
 	if reg == nil {
 		return m, nil
@@ -63,6 +69,9 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 		return nil, err
 	}
 	if m.statusReports, err = register(reg, m.statusReports); err != nil {
+		return nil, err
+	}
+	if m.fenced, err = register(reg, m.fenced); err != nil {
 		return nil, err
 	}
 	return m, nil
@@ -104,5 +113,11 @@ func (m *Metrics) setConnected(up bool) {
 func (m *Metrics) statusReportSent() {
 	if m != nil {
 		m.statusReports.Inc()
+	}
+}
+
+func (m *Metrics) workFenced(action string) {
+	if m != nil {
+		m.fenced.WithLabelValues(action).Inc()
 	}
 }

@@ -47,6 +47,9 @@ const (
 	// DefaultMissedAcks is how many heartbeat periods without a HeartbeatAck
 	// make the agent drop the session and reconnect.
 	DefaultMissedAcks = 6
+	// DefaultFenceCheckInterval is how often the agent checks whether it has
+	// been cut off from the hub for longer than a fenced Work's lease.
+	DefaultFenceCheckInterval = time.Second
 )
 
 // Applier is what the session needs of the agent's apply library;
@@ -61,6 +64,9 @@ type Applier interface {
 	RemoveWork(ctx context.Context, workName string) ([]apply.Released, error)
 	// Inventory lists the Works the member holds.
 	Inventory(ctx context.Context) ([]apply.Record, error)
+	// Fence stops the workloads of the named Work as action says, touching
+	// only what the Work applied.
+	Fence(ctx context.Context, workName string, action placementv1beta1.FencingAction) (apply.Fenced, error)
 }
 
 var _ Applier = (*apply.Applier)(nil)
@@ -143,6 +149,11 @@ type Options struct {
 	// Logger receives the Runner's logs. Default: the logger in Run's
 	// context, else none.
 	Logger logr.Logger
+
+	// FenceCheckInterval is how often the agent checks whether it has been
+	// cut off from the hub for longer than a fenced Work's lease
+	// (spec.fencing). Default: DefaultFenceCheckInterval (1s).
+	FenceCheckInterval time.Duration
 }
 
 func (o *Options) complete(ctx context.Context) error {
@@ -171,6 +182,9 @@ func (o *Options) complete(ctx context.Context) error {
 		o.RetryMaxInterval = DefaultRetryMaxInterval
 	}
 	o.RetryMaxInterval = max(o.RetryMaxInterval, o.RetryInitialInterval)
+	if o.FenceCheckInterval <= 0 {
+		o.FenceCheckInterval = DefaultFenceCheckInterval
+	}
 	if o.Logger.GetSink() == nil {
 		o.Logger = logr.FromContextOrDiscard(ctx)
 	}

@@ -57,6 +57,10 @@ type Runner struct {
 	records map[string]apply.Record
 	// current is the established session, nil between sessions.
 	current *tunnel.ClientSession
+	// lastExchange is when the agent sent the last heartbeat the hub
+	// acknowledged, on the monotonic clock; Run's start until then. Fenced
+	// Works count their lease from it (fence.go).
+	lastExchange time.Time
 
 	// sendMu serialises status reports, so that the last one sent for a Work
 	// is its newest status.
@@ -91,6 +95,9 @@ func (r *Runner) Run(ctx context.Context, dial DialFunc, reconnect tunnel.Reconn
 		workqueue.NewTypedItemExponentialFailureRateLimiter[string](r.opts.RetryInitialInterval, r.opts.RetryMaxInterval),
 		workqueue.TypedRateLimitingQueueConfig[string]{})
 	r.running.Store(true)
+	r.mu.Lock()
+	r.lastExchange = time.Now()
+	r.mu.Unlock()
 
 	var wg sync.WaitGroup
 	for range r.opts.MaxConcurrentApplies {
@@ -102,6 +109,7 @@ func (r *Runner) Run(ctx context.Context, dial DialFunc, reconnect tunnel.Reconn
 	if !r.opts.ChangesWatched {
 		wg.Go(func() { r.recheckLoop(ctx) })
 	}
+	wg.Go(func() { r.fenceLoop(ctx) })
 	defer func() {
 		r.queue.ShutDown()
 		wg.Wait()
@@ -186,6 +194,35 @@ type conn struct {
 	// lastAck is when the hub last acknowledged a heartbeat (Unix ns); the
 	// session's start until it does.
 	lastAck atomic.Int64
+
+	// sentMu guards sent: when each heartbeat not acknowledged yet was sent,
+	// by sequence, on the monotonic clock.
+	sentMu sync.Mutex
+	sent   map[uint64]time.Time
+}
+
+// heartbeatSent records when heartbeat seq was sent.
+func (c *conn) heartbeatSent(seq uint64, at time.Time) {
+	c.sentMu.Lock()
+	defer c.sentMu.Unlock()
+	if c.sent == nil {
+		c.sent = map[uint64]time.Time{}
+	}
+	c.sent[seq] = at
+}
+
+// acknowledged returns when the acknowledged heartbeat seq was sent, and
+// forgets it and every earlier one.
+func (c *conn) acknowledged(seq uint64) (time.Time, bool) {
+	c.sentMu.Lock()
+	defer c.sentMu.Unlock()
+	at, ok := c.sent[seq]
+	for s := range c.sent {
+		if s <= seq {
+			delete(c.sent, s)
+		}
+	}
+	return at, ok
 }
 
 func (r *Runner) setSession(s *tunnel.ClientSession) {
@@ -226,7 +263,9 @@ func (r *Runner) heartbeatLoop(ctx context.Context, c *conn) error {
 	defer t.Stop()
 	limit := time.Duration(r.opts.MissedAcks) * c.period
 	for seq := uint64(1); ; seq++ {
-		hb := tunnel.Heartbeat{Sequence: seq, SentAt: time.Now().UTC(), Properties: r.opts.Properties.Latest()}
+		sentAt := time.Now()
+		hb := tunnel.Heartbeat{Sequence: seq, SentAt: sentAt.UTC(), Properties: r.opts.Properties.Latest()}
+		c.heartbeatSent(seq, sentAt)
 		if err := c.s.Control().Send(hb); err != nil {
 			return fmt.Errorf("failed to send a heartbeat: %w", err)
 		}
@@ -254,6 +293,9 @@ func (r *Runner) controlLoop(_ context.Context, c *conn) error {
 		switch m := m.(type) {
 		case tunnel.HeartbeatAck:
 			c.lastAck.Store(time.Now().UnixNano())
+			if sent, ok := c.acknowledged(m.Sequence); ok {
+				r.exchanged(sent)
+			}
 		case tunnel.Goodbye:
 			c.log.Info("The hub closed the session", "reason", m.Reason)
 			return fmt.Errorf("the hub said goodbye: %s", m.Reason)

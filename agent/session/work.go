@@ -67,6 +67,13 @@ type workState struct {
 	// sent is the statusKey of the status last reported in the current
 	// session; "" if none.
 	sent string
+	// fenced is set once the agent stopped the Work's workloads because it
+	// was cut off from the hub for longer than spec.fencing's lease
+	// (fence.go); it is cleared when the hub's Work is applied again.
+	fenced bool
+	// hubSent is set when the hub sent the spec to apply next (an upsert),
+	// and cleared when a worker takes it: only such an apply lifts fencing.
+	hubSent bool
 }
 
 // workLoop states the Works the member holds, then takes the hub's upserts
@@ -156,7 +163,7 @@ func (r *Runner) inventoryOf(records []apply.Record) (tunnel.WorkInventory, []st
 		ref := tunnel.WorkRef{Name: rec.WorkName}
 		st := r.works[rec.WorkName]
 		switch {
-		case st != nil && st.appliedHash != "" && st.work != nil:
+		case st != nil && st.appliedHash != "" && st.work != nil && !st.fenced:
 			ref.Hash = st.appliedHash
 			ref.Namespace = st.work.Namespace
 		case st == nil && rec.Resumable():
@@ -205,6 +212,7 @@ func (r *Runner) enqueue(name string, next op, work *placementv1beta1.Work, hash
 	switch next {
 	case opApply:
 		st.work, st.hash = work, hash
+		st.hubSent = true
 	case opRemove:
 		st.work, st.hash = nil, ""
 	case opRecheck:
@@ -237,7 +245,15 @@ func (r *Runner) processNext(ctx context.Context) bool {
 	}
 	next, work, hash := st.next, st.work, st.hash
 	st.next = opNone
+	fenced, hubSent := st.fenced, st.hubSent
+	st.hubSent = false
 	r.mu.Unlock()
+	if fenced && (next == opRecheck || (next == opApply && !hubSent)) {
+		// Its objects are stopped on purpose: nothing to re-evaluate or
+		// apply again (a retry, a change on the member) until the hub sends
+		// the Work.
+		return true
+	}
 
 	switch next {
 	case opApply:
@@ -257,8 +273,8 @@ func (r *Runner) apply(ctx context.Context, st *workState, work *placementv1beta
 	log := r.log.WithValues("work", st.name, "hash", hash)
 	r.mu.Lock()
 	rec, recorded := r.records[st.name]
-	unchanged := (st.appliedHash == hash && st.complete) ||
-		(st.appliedHash == "" && recorded && rec.Hash == hash && rec.AllApplied)
+	unchanged := !st.fenced && ((st.appliedHash == hash && st.complete) ||
+		(st.appliedHash == "" && recorded && rec.Hash == hash && rec.AllApplied))
 	r.mu.Unlock()
 
 	var status placementv1beta1.WorkStatus
@@ -287,6 +303,10 @@ func (r *Runner) apply(ctx context.Context, st *workState, work *placementv1beta
 	}
 
 	r.mu.Lock()
+	if st.fenced && err == nil && !unchanged {
+		log.Info("Applied the hub's Work again after fencing: its workloads are restored")
+		st.fenced = false
+	}
 	st.appliedHash = hash
 	st.complete = complete
 	if err == nil || !unchanged {
@@ -392,7 +412,7 @@ func (r *Runner) Changed(workName string) {
 	}
 	r.mu.Lock()
 	st := r.works[workName]
-	if st != nil && st.work != nil && !st.complete && st.appliedHash == st.hash && (st.next == opNone || st.next == opApply) {
+	if st != nil && st.work != nil && !st.complete && !st.fenced && st.appliedHash == st.hash && (st.next == opNone || st.next == opApply) {
 		st.next = opApply
 		r.mu.Unlock()
 		r.queue.Forget(workName)

@@ -28,6 +28,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation"
 
+	"github.com/flotilla-io/flotilla/hub/failover"
 	"github.com/flotilla-io/flotilla/hub/proxy"
 	"github.com/flotilla-io/flotilla/hub/updaterun"
 	"github.com/flotilla-io/flotilla/pkg/tunnel"
@@ -99,6 +100,12 @@ type Options struct {
 	// holds up a placement's or a cluster's deletion); 0 waits not at all.
 	// Default: 5m.
 	WorkCleanupTimeout time.Duration
+	// FencingMargin is added to a fenced placement's lease (policy.fencing)
+	// before the hub counts a copy on a cut-off member as stopped and starts
+	// the placement elsewhere: it covers the member's clock running slower
+	// than the hub's over the lease, the agent's check interval and the pods'
+	// termination. Default: 45s (failover.DefaultFencingMargin).
+	FencingMargin time.Duration
 	// APIServerTimeout bounds the start-up check that the API server is reachable.
 	// Default: 30s.
 	APIServerTimeout time.Duration
@@ -267,6 +274,7 @@ func NewOptions() *Options {
 		EvictionRate:                1,
 		EvictionBurst:               10,
 		WorkCleanupTimeout:          5 * time.Minute,
+		FencingMargin:               failover.DefaultFencingMargin,
 		NewMemberGrace:              30 * time.Second,
 		MemberCertificateLifetime:   30 * 24 * time.Hour,
 		ServingCertificateLifetime:  90 * 24 * time.Hour,
@@ -325,6 +333,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.EvictionGracefulTimeout, "eviction-graceful-timeout", o.EvictionGracefulTimeout, "How long an evicted placement's resources stay while their replacement is not available yet.")
 	fs.Float64Var(&o.EvictionRate, "eviction-rate", o.EvictionRate, "Taint evictions per second across the fleet.")
 	fs.IntVar(&o.EvictionBurst, "eviction-burst", o.EvictionBurst, "Taint evictions allowed at once before --eviction-rate paces them.")
+	fs.DurationVar(&o.FencingMargin, "fencing-margin", o.FencingMargin, "How long past a fenced placement's lease the hub waits before it counts the copy on a cut-off member as stopped and starts the placement elsewhere.")
 	fs.DurationVar(&o.WorkCleanupTimeout, "work-cleanup-timeout", o.WorkCleanupTimeout, "How long a deleted Work waits for its member to confirm its objects are removed.")
 	fs.DurationVar(&o.NewMemberGrace, "new-member-grace", o.NewMemberGrace, "How long after joining a member that has not been healthy yet gets no not-ready taint; 0 taints at once.")
 	fs.DurationVar(&o.APIServerTimeout, "apiserver-timeout", o.APIServerTimeout, "How long to wait for the API server at start-up.")
@@ -416,6 +425,9 @@ func (o *Options) Validate() error {
 	}
 	if o.EvictionGracefulTimeout < 0 {
 		return fmt.Errorf("--eviction-graceful-timeout must not be negative (0 keeps no evicted placement), got %s", o.EvictionGracefulTimeout)
+	}
+	if o.FencingMargin < time.Second {
+		return fmt.Errorf("--fencing-margin must be at least 1s (it covers clock skew and the pods' termination after the agent fenced them), got %s", o.FencingMargin)
 	}
 	if o.WorkCleanupTimeout < 0 {
 		return fmt.Errorf("--work-cleanup-timeout must not be negative (0 waits for no member), got %s", o.WorkCleanupTimeout)

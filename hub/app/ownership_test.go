@@ -378,6 +378,13 @@ func TestEveryWriterWritesOnlyItsFields(t *testing.T) {
 	} {
 		rec.exempt(row.kind, row.field, pipeline.ManagerFailback)
 	}
+	// Not exercised here yet either: fencing (hub/failover/fencing_controller.go)
+	// needs a placement with policy.fencing leaving a member whose agent is cut
+	// off, which this test's placements never have. Its envtests
+	// (hub/failover/fencing_controller_test.go, hub/app/fencing_test.go) write
+	// these fields through the same writer; adding the step here is open work.
+	rec.exempt("ClusterResourcePlacement", "status.conditions[ClusterResourcePlacement"+placementv1beta1.ConditionFencing+"]", pipeline.ManagerFencing)
+	rec.exempt("Work", "metadata.finalizers["+placementv1beta1.AppliedResourcesCleanupFinalizer+"]", pipeline.ManagerFencing)
 	testenv.Eventually(t, 10*time.Second, func() error {
 		if lines := rec.report(); len(lines) > 0 {
 			return fmt.Errorf("managedFields and deletions disagree with hub/pipeline/ownership.go:\n%s", strings.Join(lines, "\n"))

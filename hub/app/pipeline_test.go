@@ -62,6 +62,8 @@ func startHub(t *testing.T) {
 	opts.TunnelBindAddress = "127.0.0.1:0"
 	// No agent confirms removals here: let deleted Works go at once.
 	opts.WorkCleanupTimeout = time.Second
+	// Fenced placements wait their lease plus this.
+	opts.FencingMargin = time.Second
 	env.StartManager(t, func(mgr ctrl.Manager) error { return setupHub(context.Background(), mgr, opts) })
 }
 

@@ -174,6 +174,7 @@ func setupHub(_ context.Context, mgr ctrl.Manager, opts *Options) error {
 			Limiter:                  rate.NewLimiter(rate.Limit(opts.EvictionRate), opts.EvictionBurst),
 			IsOurs:                   scheduler.IsOurs, Workers: opts.Workers.Failover},
 		&failover.FailbackReconciler{Client: owner(pipeline.ManagerFailback), Recorder: mgr.GetEventRecorder("failback"), IsOurs: scheduler.IsOurs},
+		&failover.FencingReconciler{Client: owner(pipeline.ManagerFencing), Recorder: mgr.GetEventRecorder("fencing"), Margin: opts.FencingMargin},
 		&membership.Reconciler{Client: owner(pipeline.ManagerMembership), Recorder: mgr.GetEventRecorder("membership"), NewMemberGrace: opts.NewMemberGrace,
 			Workers: opts.Workers.Membership},
 		&location.Reconciler{Client: mgr.GetClient()},

@@ -21,7 +21,13 @@ limitations under the License.
 // a healthy cluster. It is a small controller of its own, outside the scheduling
 // cycle. It also moves placements with policy.failback back to a more
 // preferred cluster: DecideFailback decides, FailbackReconciler carries the
-// decision out (failback_controller.go says what it reads and writes).
+// decision out (failback_controller.go says what it reads and writes). For
+// placements with policy.fencing, DecideFencing decides when the copy a
+// placement leaves is known stopped (its agent confirmed the removal, or the
+// lease plus --fencing-margin ran out since the hub last heard from it), and
+// FencingReconciler lets its Work go then and reports the placement's Fencing
+// condition; the scheduler starts the placement elsewhere only once the old
+// binding is gone (hub/scheduler fencedCreates).
 //
 // Contract (see docs/concepts/pipeline.md):
 //

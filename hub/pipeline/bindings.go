@@ -39,6 +39,7 @@ const (
 	ManagerScheduler     = "flotilla-scheduler"
 	ManagerFailover      = "flotilla-failover"
 	ManagerFailback      = "flotilla-failback"
+	ManagerFencing       = "flotilla-fencing"
 	ManagerRollout       = "flotilla-rollout"
 	ManagerWorkGenerator = "flotilla-workgen"
 	ManagerUpdateRun     = "flotilla-updaterun"

@@ -368,6 +368,11 @@ func (r *Reconciler) scheduleGroup(ctx context.Context, s *scope, group string) 
 	for c, why := range failbackHolds(active, res, wantClusters(in.Policy)) {
 		held[c] = why
 	}
+	if in.Policy != nil && in.Policy.Fencing != nil {
+		// A fenced placement never keeps the copy it leaves until the new one
+		// is available: the new one starts only once the old one is stopped.
+		held, released = map[string]string{}, nil
+	}
 	s.recheck = pipeline.Sooner(s.recheck, recheck)
 	for _, rel := range released {
 		observeFailover(r.now().Sub(taintedAt(s.fleet, rel.cluster, rel.requestedAt)))
@@ -384,7 +389,13 @@ func (r *Reconciler) scheduleGroup(ctx context.Context, s *scope, group string) 
 // carries out planBindings' plan.
 func (r *Reconciler) applyBindings(ctx context.Context, s *scope, group string,
 	existing []placementv1beta1.BindingObj, res framework.CycleResult, held map[string]string) error {
-	return r.write(ctx, s, group, planBindings(existing, res, held, s.snapshot.GetName()))
+	plan := planBindings(existing, res, held, s.snapshot.GetName())
+	var leaving []string
+	plan.create, leaving = fencedCreates(s.snapshot.GetPolicySnapshotSpec().Policy, plan.create, existing, res.Selected)
+	if len(leaving) > 0 {
+		log.FromContext(ctx).V(1).Info("fenced: not starting the placement elsewhere until the copy it leaves is stopped", "group", group, "leaving", leaving)
+	}
+	return r.write(ctx, s, group, plan)
 }
 
 // write carries out a binding plan through the scheduler's BindingWriter: the

@@ -19,6 +19,8 @@ package scheduler
 import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"slices"
+	"sort"
 
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
 	"github.com/flotilla-io/flotilla/hub/pipeline"
@@ -228,4 +230,33 @@ func scheduledOf(b placementv1beta1.BindingObj) *metav1.Condition {
 		return nil
 	}
 	return conditions.Get(b.GetBindingStatus().Conditions, placementv1beta1.ConditionScheduled)
+}
+
+// fencedCreates returns the creates of plan a placement with policy.fencing
+// may make now: none while it has a binding — in any state, deleted or not —
+// on a cluster the cycle did not select. Such a binding is a copy the
+// placement is leaving that is not known stopped yet: it goes only once its
+// Work is gone, which the agent's confirmation or the fencing controller
+// (hub/failover DecideFencing, after the lease) brings about, and its deletion
+// wakes the scheduler to create the new binding. It also returns the clusters
+// waited for, sorted. Without fencing the creates are returned as they are.
+func fencedCreates(policy *placementv1beta1.PlacementPolicy, creates []bindingCreate, existing []placementv1beta1.BindingObj, selected []string) ([]bindingCreate, []string) {
+	if policy == nil || policy.Fencing == nil || len(creates) == 0 {
+		return creates, nil
+	}
+	chosen := map[string]bool{}
+	for _, c := range selected {
+		chosen[c] = true
+	}
+	var leaving []string
+	for _, b := range existing {
+		if c := b.GetBindingSpec().TargetCluster; !chosen[c] && !slices.Contains(leaving, c) {
+			leaving = append(leaving, c)
+		}
+	}
+	if len(leaving) == 0 {
+		return creates, nil
+	}
+	sort.Strings(leaving)
+	return nil, leaving
 }

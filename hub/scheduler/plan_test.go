@@ -242,3 +242,77 @@ func TestMisplacedTransition(t *testing.T) {
 		})
 	}
 }
+
+func TestFencedCreates(t *testing.T) {
+	fenced := &placementv1beta1.PlacementPolicy{PlacementType: placementv1beta1.PickN, Fencing: &placementv1beta1.FencingPolicy{}}
+	unfenced := &placementv1beta1.PlacementPolicy{PlacementType: placementv1beta1.PickN}
+	createOn := func(cluster string) []bindingCreate { return []bindingCreate{{cluster: cluster}} }
+	tests := []struct {
+		name        string
+		policy      *placementv1beta1.PlacementPolicy
+		existing    []placementv1beta1.BindingObj
+		selected    []string
+		wantCreate  []string
+		wantLeaving []string
+	}{
+		{
+			name:       "a fenced placement on no cluster yet starts at once",
+			policy:     fenced,
+			selected:   []string{"member-2"},
+			wantCreate: []string{"member-2"},
+		},
+		{
+			name:        "a fenced placement does not start elsewhere while the binding it leaves is unscheduled",
+			policy:      fenced,
+			existing:    []placementv1beta1.BindingObj{bindingAt("member-1", placementv1beta1.BindingStateUnscheduled, "s")},
+			selected:    []string{"member-2"},
+			wantLeaving: []string{"member-1"},
+		},
+		{
+			name:        "a fenced placement does not start elsewhere while the binding it leaves is being deleted",
+			policy:      fenced,
+			existing:    []placementv1beta1.BindingObj{deleting(bindingAt("member-1", placementv1beta1.BindingStateUnscheduled, "s"))},
+			selected:    []string{"member-2"},
+			wantLeaving: []string{"member-1"},
+		},
+		{
+			name:        "a fenced placement does not start elsewhere in the cycle that unschedules its bound binding",
+			policy:      fenced,
+			existing:    []placementv1beta1.BindingObj{bindingAt("member-1", placementv1beta1.BindingStateBound, "s")},
+			selected:    []string{"member-2"},
+			wantLeaving: []string{"member-1"},
+		},
+		{
+			name:       "a fenced placement starts once the binding it left is gone",
+			policy:     fenced,
+			selected:   []string{"member-2"},
+			wantCreate: []string{"member-2"},
+		},
+		{
+			name:       "a placement without fencing starts elsewhere while the binding it leaves is still there",
+			policy:     unfenced,
+			existing:   []placementv1beta1.BindingObj{bindingAt("member-1", placementv1beta1.BindingStateBound, "s")},
+			selected:   []string{"member-2"},
+			wantCreate: []string{"member-2"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var creates []bindingCreate
+			for _, c := range tt.selected {
+				creates = append(creates, createOn(c)...)
+			}
+			got, leaving := fencedCreates(tt.policy, creates, tt.existing, tt.selected)
+			var gotClusters []string
+			for _, c := range got {
+				gotClusters = append(gotClusters, c.cluster)
+			}
+			if diff := cmp.Diff(tt.wantCreate, gotClusters); diff != "" {
+				t.Errorf("created (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.wantLeaving, leaving); diff != "" {
+				t.Errorf("leaving (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -20,6 +20,11 @@ limitations under the License.
 // placement's or a cluster's deletion forever, so after a timeout the hub lets
 // the Work go. The agent still removes the objects if it ever reconnects: it
 // states what it holds and the hub tells it what no longer exists.
+//
+// A Work of a fenced placement (spec.fencing) is not let go on this timeout:
+// its copy must be known stopped first, which the fencing controller
+// (hub/failover, DecideFencing) decides from the member's last heartbeat and
+// the fencing lease.
 package workcleanup
 
 import (
@@ -58,7 +63,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (ctrl
 	if err := r.Client.Get(ctx, req.NamespacedName, w); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if w.DeletionTimestamp.IsZero() || !controllerutil.ContainsFinalizer(w, placementv1beta1.AppliedResourcesCleanupFinalizer) {
+	if w.DeletionTimestamp.IsZero() || !controllerutil.ContainsFinalizer(w, placementv1beta1.AppliedResourcesCleanupFinalizer) || w.Spec.Fencing != nil {
 		return ctrl.Result{}, nil
 	}
 	wait := Remaining(w.DeletionTimestamp.Time, r.now(), r.timeout())

@@ -37,7 +37,8 @@ import (
 const maxReported = 100
 
 // setAgentSpec copies the placement's delete strategy, status feedback, report
-// back, availability rules and upsync selectors into a Work's spec.
+// back, availability rules, upsync selectors and fencing (policy.fencing)
+// into a Work's spec.
 func setAgentSpec(work *placementv1beta1.Work, crp placementv1beta1.PlacementObj) {
 	spec := crp.GetPlacementSpec()
 	work.Spec.DeleteStrategy = spec.Strategy.DeleteStrategy.DeepCopy()
@@ -53,6 +54,10 @@ func setAgentSpec(work *placementv1beta1.Work, crp placementv1beta1.PlacementObj
 	work.Spec.UpsyncSelectors = append([]placementv1beta1.UpsyncSelector(nil), spec.UpsyncSelectors...)
 	if len(work.Spec.UpsyncSelectors) == 0 {
 		work.Spec.UpsyncSelectors = nil
+	}
+	work.Spec.Fencing = nil
+	if spec.Policy != nil && spec.Policy.Fencing != nil {
+		work.Spec.Fencing = spec.Policy.Fencing.DeepCopy()
 	}
 }
 

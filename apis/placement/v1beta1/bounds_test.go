@@ -56,6 +56,11 @@ func TestPlacementBounds(t *testing.T) {
 			p.Failback = &placementv1beta1.FailbackPolicy{StabilizationSeconds: ptr.To(stabilization), MaxConcurrent: ptr.To(maxConcurrent)}
 		})
 	}
+	fencing := func(lease int32) *placementv1beta1.PlacementPolicy {
+		return with(pickN(1), func(p *placementv1beta1.PlacementPolicy) {
+			p.Fencing = &placementv1beta1.FencingPolicy{LeaseSeconds: ptr.To(lease)}
+		})
+	}
 	unavailablePeriod := func(n int32) placementv1beta1.PlacementSpec {
 		s := spec(nil)
 		s.Strategy.RollingUpdate = &placementv1beta1.RollingUpdateConfig{UnavailablePeriodSeconds: ptr.To(n)}
@@ -93,6 +98,12 @@ func TestPlacementBounds(t *testing.T) {
 			wantRefusal: "spec.policy.failback.maxConcurrent in body should be greater than or equal to 1"},
 		{name: "failback maxConcurrent 1001 is refused", spec: spec(failback(30, 1001)),
 			wantRefusal: "spec.policy.failback.maxConcurrent in body should be less than or equal to 1000"},
+		{name: "fencing leaseSeconds 10 is accepted", spec: spec(fencing(10))},
+		{name: "fencing leaseSeconds of an hour is accepted", spec: spec(fencing(3600))},
+		{name: "fencing leaseSeconds 9 is refused", spec: spec(fencing(9)),
+			wantRefusal: "spec.policy.fencing.leaseSeconds in body should be greater than or equal to 10"},
+		{name: "fencing leaseSeconds past an hour is refused", spec: spec(fencing(3601)),
+			wantRefusal: "spec.policy.fencing.leaseSeconds in body should be less than or equal to 3600"},
 		{name: "unavailableEvictionSeconds of 30 days is accepted", spec: spec(evictAfter(2_592_000))},
 		{name: "unavailableEvictionSeconds past 30 days is refused", spec: spec(evictAfter(2_592_001)),
 			wantRefusal: "spec.policy.unavailableEvictionSeconds in body should be less than or equal to"},

@@ -77,3 +77,34 @@ const (
 	// clusters that are eligible now.
 	ReasonFailbackNotNeeded = "FailbackNotNeeded"
 )
+
+// Fencing is the placement-level condition (ClusterResourcePlacementFencing,
+// ResourcePlacementFencing) of a placement with policy.fencing: whether the
+// hub holds the placement back from starting on another cluster because the
+// copy it is leaving is not known stopped yet. The fencing controller writes
+// it; it is absent without policy.fencing.
+const (
+	// ConditionFencing is the per-kind suffix of the Fencing condition type.
+	ConditionFencing = "Fencing"
+
+	// ReasonFencingWaiting (True): the placement leaves a cluster whose copy
+	// is not known stopped; no other cluster gets it until that cluster's
+	// agent confirms the removal or the fencing lease runs out. The message
+	// names the cluster and until when.
+	ReasonFencingWaiting = "FencingWaiting"
+	// ReasonFencingClear (False): no copy the placement left is waiting to
+	// stop; the placement may start wherever the scheduler picks.
+	ReasonFencingClear = "FencingClear"
+)
+
+// Fenced is the agent's word, on a Work's status, that it stopped the Work's
+// workloads itself because it was cut off from the hub for longer than the
+// Work's fencing lease (spec.fencing).
+const (
+	// ConditionFenced is the type of a Work's Fenced condition.
+	ConditionFenced = "Fenced"
+
+	// ReasonFencedCutOff (True): the agent was cut off from the hub for longer
+	// than the lease and stopped the workloads; the message says when and how.
+	ReasonFencedCutOff = "CutOffFromHub"
+)

@@ -439,6 +439,33 @@ func TestPlacementValidation(t *testing.T) {
 			wantRefusal: "failback needs placementType PickN with clusterPreferences",
 		},
 		{
+			name: "fencing on a single-copy PickN placement is accepted",
+			spec: spec(with(pickN(1), func(p *placementv1beta1.PlacementPolicy) {
+				p.Fencing = &placementv1beta1.FencingPolicy{LeaseSeconds: ptr.To[int32](30), Action: placementv1beta1.FencingRemove}
+			})),
+		},
+		{
+			name: "fencing on a PickN placement of two clusters is refused",
+			spec: spec(with(pickN(2), func(p *placementv1beta1.PlacementPolicy) {
+				p.Fencing = &placementv1beta1.FencingPolicy{}
+			})),
+			wantRefusal: "fencing needs placementType PickN with numberOfClusters 1",
+		},
+		{
+			name: "fencing on a PickAll placement is refused",
+			spec: spec(with(pickAll(), func(p *placementv1beta1.PlacementPolicy) {
+				p.Fencing = &placementv1beta1.FencingPolicy{}
+			})),
+			wantRefusal: "fencing needs placementType PickN with numberOfClusters 1",
+		},
+		{
+			name: "a fencing action other than ScaleToZero or Remove is refused",
+			spec: spec(with(pickN(1), func(p *placementv1beta1.PlacementPolicy) {
+				p.Fencing = &placementv1beta1.FencingPolicy{Action: "Pause"}
+			})),
+			wantRefusal: `spec.policy.fencing.action: Unsupported value: "Pause"`,
+		},
+		{
 			name: "a preferred cluster affinity weight of 101 is refused",
 			spec: spec(with(pickN(1), func(p *placementv1beta1.PlacementPolicy) {
 				p.Affinity = preferredAffinity(101, labelTerm("env", "dev"))

@@ -17,6 +17,8 @@ limitations under the License.
 package v1beta1
 
 import (
+	"time"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
@@ -53,6 +55,7 @@ const (
 // +kubebuilder:validation:XValidation:rule="!has(self.unavailableEvictionSeconds) || (has(self.placementType) && self.placementType == 'PickN')",message="unavailableEvictionSeconds can only be set when placementType is PickN",fieldPath=".unavailableEvictionSeconds"
 // +kubebuilder:validation:XValidation:rule="!has(self.clusterPreferences) || size(self.clusterPreferences) == 0 || (has(self.placementType) && self.placementType == 'PickN')",message="clusterPreferences can only be set when placementType is PickN",fieldPath=".clusterPreferences"
 // +kubebuilder:validation:XValidation:rule="!has(self.failback) || (has(self.placementType) && self.placementType == 'PickN' && has(self.clusterPreferences) && size(self.clusterPreferences) > 0)",message="failback needs placementType PickN with clusterPreferences: it moves the placement back to a more preferred group",fieldPath=".failback"
+// +kubebuilder:validation:XValidation:rule="!has(self.fencing) || (has(self.placementType) && self.placementType == 'PickN' && has(self.numberOfClusters) && self.numberOfClusters == 1)",message="fencing needs placementType PickN with numberOfClusters 1: it keeps a single copy from ever running twice, which other placements do not have",fieldPath=".fencing"
 type PlacementPolicy struct {
 	// PlacementType is how clusters are picked. It cannot be changed after the
 	// placement is created.
@@ -139,6 +142,75 @@ type PlacementPolicy struct {
 	// where it is.
 	// +optional
 	Failback *FailbackPolicy `json:"failback,omitempty"`
+
+	// Fencing opts a single-copy placement (PickN, numberOfClusters 1) into
+	// fencing: the copy never runs on two clusters at once. When the placement
+	// must leave a cluster, the hub starts it elsewhere only once the old copy
+	// is known stopped: the cluster's agent confirmed the removal, or
+	// leaseSeconds (plus the hub's --fencing-margin) passed since the hub last
+	// heard from that cluster. An agent cut off from the hub for leaseSeconds
+	// stops the placement's workloads itself, as action says, and the hub's
+	// Work restores them when the agent reconnects. A fenced placement does not
+	// keep the old copy until the new one is Available (there is a gap instead
+	// of an overlap). Unset means no fencing.
+	// +optional
+	Fencing *FencingPolicy `json:"fencing,omitempty"`
+}
+
+// FencingAction is what an agent cut off from the hub does to a fenced
+// placement's workloads.
+// +kubebuilder:validation:Enum=ScaleToZero;Remove
+type FencingAction string
+
+const (
+	// FencingScaleToZero sets spec.replicas to 0 on the Deployments,
+	// StatefulSets and ReplicaSets the Work applied; other objects stay as
+	// they are.
+	FencingScaleToZero FencingAction = "ScaleToZero"
+	// FencingRemove deletes the objects the Work created, except Namespaces;
+	// objects it took over and Namespaces stay.
+	FencingRemove FencingAction = "Remove"
+)
+
+// FencingPolicy is how a single-copy placement is fenced
+// (PlacementPolicy.Fencing). It is copied into the placement's Works, so that
+// the agent knows it while cut off from the hub.
+type FencingPolicy struct {
+	// LeaseSeconds is how long an agent may be cut off from the hub before it
+	// stops the workloads, counted on the agent from the start of its last
+	// heartbeat the hub acknowledged; the hub counts it from the last
+	// heartbeat it received, plus its --fencing-margin. At least 10, at most
+	// 3600 (an hour). Default: 60.
+	// +kubebuilder:validation:Minimum=10
+	// +kubebuilder:validation:Maximum=3600
+	// +kubebuilder:default=60
+	// +optional
+	LeaseSeconds *int32 `json:"leaseSeconds,omitempty"`
+
+	// Action is what the agent does when the lease runs out: ScaleToZero (the
+	// default) or Remove.
+	// +kubebuilder:default=ScaleToZero
+	// +optional
+	Action FencingAction `json:"action,omitempty"`
+}
+
+// DefaultFencingLeaseSeconds is FencingPolicy.LeaseSeconds when unset.
+const DefaultFencingLeaseSeconds = 60
+
+// Lease is the fencing lease (DefaultFencingLeaseSeconds when unset).
+func (f *FencingPolicy) Lease() time.Duration {
+	if f == nil || f.LeaseSeconds == nil {
+		return DefaultFencingLeaseSeconds * time.Second
+	}
+	return time.Duration(*f.LeaseSeconds) * time.Second
+}
+
+// ActionOrDefault is the fencing action (ScaleToZero when unset).
+func (f *FencingPolicy) ActionOrDefault() FencingAction {
+	if f == nil || f.Action == "" {
+		return FencingScaleToZero
+	}
+	return f.Action
 }
 
 // FailbackPolicy is how a placement moves back to more preferred clusters

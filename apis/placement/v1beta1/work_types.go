@@ -83,6 +83,12 @@ type WorkSpec struct {
 	// +kubebuilder:validation:MaxItems=20
 	// +optional
 	UpsyncSelectors []UpsyncSelector `json:"upsyncSelectors,omitempty"`
+
+	// Fencing, copied from a fenced placement (policy.fencing), tells the
+	// agent to stop the Work's workloads when it is cut off from the hub for
+	// longer than the lease.
+	// +optional
+	Fencing *FencingPolicy `json:"fencing,omitempty"`
 }
 
 // WorkloadTemplate is the resources of a Work.

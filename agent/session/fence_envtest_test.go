@@ -1,0 +1,151 @@
+/*
+Copyright 2026 The Flotilla Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package session_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
+
+	"github.com/flotilla-io/flotilla/agent/apply"
+	"github.com/flotilla-io/flotilla/agent/session"
+	"github.com/flotilla-io/flotilla/agent/session/sessiontest"
+	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+	"github.com/flotilla-io/flotilla/pkg/tunnel"
+)
+
+// fencedDeploymentWork is a Work of one Deployment of 2 replicas in default,
+// fenced with the given lease and ScaleToZero.
+func fencedDeploymentWork(t *testing.T, name string, leaseSeconds int32) *placementv1beta1.Work {
+	t.Helper()
+	labels := map[string]any{"app": name}
+	raw, err := json.Marshal(map[string]any{
+		"apiVersion": "apps/v1", "kind": "Deployment",
+		"metadata": map[string]any{"name": name, "namespace": "default"},
+		"spec": map[string]any{
+			"replicas": 2,
+			"selector": map[string]any{"matchLabels": labels},
+			"template": map[string]any{
+				"metadata": map[string]any{"labels": labels},
+				"spec":     map[string]any{"containers": []any{map[string]any{"name": name, "image": "registry.example/" + name + ":1"}}},
+			},
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	work := configMapWork(t, name, "default", "unused", nil)
+	work.Spec.Workload.Manifests = []placementv1beta1.Manifest{{RawExtension: runtime.RawExtension{Raw: raw}}}
+	work.Spec.Fencing = &placementv1beta1.FencingPolicy{LeaseSeconds: ptr.To(leaseSeconds), Action: placementv1beta1.FencingScaleToZero}
+	return work
+}
+
+func deploymentReplicas(name string, want int32) func() error {
+	return func() error {
+		d, err := kube.AppsV1().Deployments("default").Get(context.Background(), name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if got := ptr.Deref(d.Spec.Replicas, 1); got != want {
+			return fmt.Errorf("deployment %s has %d replicas, want %d", name, got, want)
+		}
+		return nil
+	}
+}
+
+// An agent cut off from the hub (the hub goes away) scales its fenced
+// Deployment to zero once the lease has run out since its last acknowledged
+// heartbeat, and not before; it says so in the Work's status when a hub is
+// back, lists the Work without a hash so that the hub sends it again, and
+// the hub's Work restores the replicas.
+func TestACutOffAgentFencesItsWorkloadsAndTheHubsWorkRestoresThem(t *testing.T) {
+	ctx, cancel := context.WithCancel(testContext(t))
+	t.Cleanup(func() { deleteObject(t, "deployments", "fenced") })
+	const lease = 3 * time.Second
+	first := sessiontest.Start(t, sessiontest.Options{HeartbeatPeriod: 500 * time.Millisecond})
+	var current atomic.Pointer[sessiontest.Hub]
+	current.Store(first)
+	applier, err := apply.New(env.Config, apply.Options{Namespace: fmt.Sprintf("records-%d", time.Now().UnixNano())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := session.New(session.Options{Applier: applier, RecheckInterval: 300 * time.Millisecond,
+		RetryInitialInterval: 200 * time.Millisecond, FenceCheckInterval: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dial := func(ctx context.Context) (*tunnel.ClientSession, error) {
+		h := current.Load()
+		return tunnel.Dial(ctx, tunnel.DialOptions{Address: h.Addr, TLSConfig: h.ClientTLSConfig(t, memberName),
+			ClientOptions: tunnel.ClientOptions{Hello: tunnel.Hello{ClusterName: memberName, AgentVersion: "v0.0.0-test"}}})
+	}
+	done := make(chan error, 1)
+	go func() {
+		done <- r.Run(ctx, dial, tunnel.ReconnectOptions{InitialInterval: 100 * time.Millisecond, MaxInterval: 300 * time.Millisecond})
+	}()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("the agent stopped with %v", err)
+		}
+	})
+
+	s1 := first.NextSession(t, wait)
+	work := fencedDeploymentWork(t, "fenced", int32(lease/time.Second))
+	hash, err := s1.Upsert(work)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sessiontest.Eventually(t, wait, deploymentReplicas("fenced", 2))
+	sessiontest.Eventually(t, wait, reportedWith(s1, "fenced", hash, placementv1beta1.ConditionApplied, metav1.ConditionTrue))
+
+	// Cut off: no hub answers any more.
+	cutAt := time.Now()
+	first.Stop()
+	sessiontest.Eventually(t, wait, deploymentReplicas("fenced", 0))
+	// The last acknowledged heartbeat was sent at most a heartbeat period
+	// (500ms) and the reply's trip before the cut.
+	if took, least := time.Since(cutAt), lease-time.Second; took < least {
+		t.Errorf("fenced %s after the cut, before the lease of %s could have run out", took, lease)
+	}
+
+	// A hub again: the Work is listed without a hash, reported Fenced, and
+	// restored once the hub sends it.
+	second := sessiontest.Start(t, sessiontest.Options{HeartbeatPeriod: 500 * time.Millisecond})
+	current.Store(second)
+	s2 := second.NextSession(t, wait)
+	for _, item := range s2.Inventory.Items {
+		if item.Name == "fenced" && item.Hash != "" {
+			t.Errorf("the fenced Work is listed with hash %q: the hub would not send it again", item.Hash)
+		}
+	}
+	if err := s2.SyncDone(); err != nil {
+		t.Fatal(err)
+	}
+	sessiontest.Eventually(t, wait, reportedWith(s2, "fenced", hash, placementv1beta1.ConditionFenced, metav1.ConditionTrue))
+	if _, err := s2.Upsert(work); err != nil {
+		t.Fatal(err)
+	}
+	sessiontest.Eventually(t, wait, deploymentReplicas("fenced", 2))
+}
