@@ -68,7 +68,7 @@ func Parse(ws []placementv1beta1.MaintenanceWindow, field string) ([]Window, err
 		}
 		sched, err := parser.Parse(w.Schedule)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %s.schedule %q: %v", ErrInvalid, at, w.Schedule, err)
+			return nil, fmt.Errorf("%w: %s.schedule %q: %w", ErrInvalid, at, w.Schedule, err)
 		}
 		tz := w.TimeZone
 		if tz == "" {
