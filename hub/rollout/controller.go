@@ -251,6 +251,11 @@ func (r *Reconciler) move(ctx context.Context, s *scope) error {
 	return nil
 }
 
+// EventMaintenanceWindowOpen is the reason of the Event a placement gets when
+// a maintenance window opens and the rolling update moves the clusters it held
+// (the Event of their being held has the condition's reason).
+const EventMaintenanceWindowOpen = "MaintenanceWindowOpen"
+
 // heldByWindow returns the reason of b's RolloutStarted condition when the
 // maintenance windows held it, or "".
 func heldByWindow(b placementv1beta1.BindingObj) string {
@@ -277,7 +282,7 @@ func (r *Reconciler) announceWindow(ctx context.Context, s *scope, held, resumed
 		}
 		r.Recorder.Eventf(s.placement, nil, eventType, s.window.Reason, "Hold", "the rolling update holds %d cluster(s): %s", held, s.window.Why)
 	case resumed > 0:
-		r.Recorder.Eventf(s.placement, nil, corev1.EventTypeNormal, placementv1beta1.ReasonMaintenanceWindowOpen, "Resume", "a maintenance window is open: the rolling update moves %d held cluster(s)", resumed)
+		r.Recorder.Eventf(s.placement, nil, corev1.EventTypeNormal, EventMaintenanceWindowOpen, "Resume", "a maintenance window is open: the rolling update moves %d held cluster(s)", resumed)
 	}
 	log.FromContext(ctx).V(1).Info("maintenance windows changed the rollout", "held", held, "resumed", resumed)
 }

@@ -121,7 +121,7 @@ func TestMaintenanceWindowHoldsTheRolloutUntilItOpens(t *testing.T) {
 
 	// The controller looks again when the window opens.
 	testenv.Eventually(t, 30*time.Second, onSnapshot(t, p, v1, "member-1"))
-	testenv.Eventually(t, 10*time.Second, placementEvent(p, placementv1beta1.ReasonMaintenanceWindowOpen))
+	testenv.Eventually(t, 10*time.Second, placementEvent(p, rollout.EventMaintenanceWindowOpen))
 	report(t, p, "member-1", true, true, placementv1beta1.ReasonAvailable)
 	testenv.Eventually(t, 20*time.Second, onSnapshot(t, p, v1, "member-1", "member-2"))
 }

@@ -23,6 +23,7 @@ package window
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/robfig/cron/v3"
@@ -63,7 +64,7 @@ func Parse(ws []placementv1beta1.MaintenanceWindow, field string) ([]Window, err
 	out := make([]Window, 0, len(ws))
 	for i, w := range ws {
 		at := fmt.Sprintf("%s[%d]", field, i)
-		if len(w.Schedule) > 0 && (w.Schedule[0] == '@' || containsRune(w.Schedule, '=')) {
+		if len(w.Schedule) > 0 && (w.Schedule[0] == '@' || strings.ContainsRune(w.Schedule, '=')) {
 			return nil, fmt.Errorf("%w: %s.schedule %q: give five cron fields (minute hour day-of-month month day-of-week), no descriptor or time zone prefix; set the time zone in %s.timeZone", ErrInvalid, at, w.Schedule, at)
 		}
 		sched, err := parser.Parse(w.Schedule)
@@ -88,15 +89,6 @@ func Parse(ws []placementv1beta1.MaintenanceWindow, field string) ([]Window, err
 		out = append(out, Window{Spec: w, schedule: sched, location: loc, duration: d})
 	}
 	return out, nil
-}
-
-func containsRune(s string, r rune) bool {
-	for _, c := range s {
-		if c == r {
-			return true
-		}
-	}
-	return false
 }
 
 // State is what the windows say about one moment.

@@ -35,9 +35,4 @@ const (
 	// updates no cluster until it is fixed. (A staged update run whose stage has
 	// such a window is not initialized: Initialized=False, InvalidStrategy.)
 	ReasonInvalidMaintenanceWindow = "InvalidMaintenanceWindow"
-
-	// ReasonMaintenanceWindowOpen is the reason of the Event a placement gets
-	// when a maintenance window opens and the rolling update moves the clusters
-	// it held.
-	ReasonMaintenanceWindowOpen = "MaintenanceWindowOpen"
 )
