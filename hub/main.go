@@ -21,6 +21,9 @@ package main
 import (
 	"fmt"
 	"os"
+	// Maintenance windows name IANA time zones; images without zoneinfo
+	// still know them.
+	_ "time/tzdata"
 
 	"github.com/flotilla-io/flotilla/hub/app"
 )

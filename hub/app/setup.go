@@ -178,7 +178,7 @@ func setupHub(_ context.Context, mgr ctrl.Manager, opts *Options) error {
 		&membership.Reconciler{Client: owner(pipeline.ManagerMembership), Recorder: mgr.GetEventRecorder("membership"), NewMemberGrace: opts.NewMemberGrace,
 			Workers: opts.Workers.Membership},
 		&location.Reconciler{Client: mgr.GetClient()},
-		&rollout.Reconciler{Client: owner(pipeline.ManagerRollout), Workers: opts.Workers.Rollout},
+		&rollout.Reconciler{Client: owner(pipeline.ManagerRollout), Workers: opts.Workers.Rollout, Recorder: mgr.GetEventRecorder("rollout")},
 		&workgen.Reconciler{Client: owner(pipeline.ManagerWorkGenerator), Scheme: mgr.GetScheme(), Workers: opts.Workers.WorkGenerator,
 			Recorder: mgr.GetEventRecorder("workgen"), HubName: opts.HubName},
 		&workcleanup.Reconciler{Client: owner(pipeline.ManagerWorkCleanup), Recorder: mgr.GetEventRecorder("workcleanup"), Timeout: opts.WorkCleanupTimeout},

@@ -22,6 +22,13 @@ limitations under the License.
 // bindings may move now is decided by SelectWave, a pure function. The
 // RolloutStarted condition of each binding says whether it moved, or who holds it.
 //
+// Maintenance windows (spec.strategy.rollingUpdate.maintenanceWindows): while
+// they are all closed no binding is bound or updated (WindowHold decides, with
+// the rules in its comment); RolloutStarted=False, OutsideMaintenanceWindow, says
+// when the next window opens, and the controller looks again then. Removals
+// never wait for a window. An Event on the placement marks the rollout being
+// held and moving again.
+//
 // Placements with strategy type External are left alone entirely: their bindings
 // are moved by staged update runs (docs/concepts/pipeline.md). The controller serves both
 // scopes: a ClusterResourcePlacement (a request without namespace) and a
@@ -33,8 +40,10 @@ import (
 	"fmt"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -61,6 +70,9 @@ type Reconciler struct {
 	Workers int
 	// Now is the clock. Default: time.Now.
 	Now func() time.Time
+	// Recorder records Events on the placement when its maintenance windows
+	// start or stop holding the rollout. Default: none.
+	Recorder events.EventRecorder
 
 	waves waveClock
 }
@@ -81,8 +93,12 @@ type scope struct {
 	steps map[string]Step
 	// ready is whether each binding is ready, by name (set by plan).
 	ready map[string]bool
-	// recheck is when a not-trackable binding counts as available (set by plan).
+	// recheck is when a not-trackable binding counts as available, or when the
+	// next maintenance window opens, whichever is first (set by plan).
 	recheck time.Duration
+	// window is the step the maintenance windows impose on binds and updates,
+	// or nil (set by plan).
+	window *Step
 	// done stops the phases after the current one (no snapshot yet).
 	done bool
 }
@@ -110,8 +126,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (ctrl
 	); err != nil || s.done {
 		return ctrl.Result{}, err
 	}
-	// Only resources the agent cannot track wake us by time: they count as
-	// available unavailablePeriodSeconds after they were applied.
+	// Time wakes us for resources the agent cannot track (they count as
+	// available unavailablePeriodSeconds after they were applied) and for the
+	// next maintenance window.
 	return ctrl.Result{RequeueAfter: s.recheck}, nil
 }
 
@@ -150,6 +167,11 @@ func (r *Reconciler) plan(_ context.Context, s *scope) error {
 	now := r.now()
 	period := unavailablePeriod(crp)
 	s.steps, s.ready = map[string]Step{}, map[string]bool{}
+	hold, opensIn := WindowHold(crp.GetPlacementSpec().Strategy.RollingUpdate, now)
+	s.window = hold
+	if opensIn > 0 {
+		s.recheck = opensIn
+	}
 	groups := map[string][]Binding{}
 	for _, b := range s.bindings {
 		spec := b.GetBindingSpec()
@@ -172,7 +194,7 @@ func (r *Reconciler) plan(_ context.Context, s *scope) error {
 	for g, bs := range groups {
 		target := targetCount(crp, g, bs)
 		maxUnavailable, maxSurge := Limits(crp.GetPlacementSpec().Strategy.RollingUpdate, target)
-		for name, step := range SelectWave(Input{Target: target, MaxUnavailable: maxUnavailable, MaxSurge: maxSurge, Bindings: bs}).Steps {
+		for name, step := range SelectWave(Input{Target: target, MaxUnavailable: maxUnavailable, MaxSurge: maxSurge, Bindings: bs, Window: s.window}).Steps {
 			s.steps[name] = step
 		}
 	}
@@ -185,6 +207,7 @@ func (r *Reconciler) move(ctx context.Context, s *scope) error {
 	crp, latest := s.placement, s.latest
 	lg := log.FromContext(ctx)
 	now := r.now()
+	var held, resumed int
 	for _, b := range s.bindings {
 		name, cluster := b.GetName(), b.GetBindingSpec().TargetCluster
 		// The wave clock is per binding; a ResourceBinding's name is unique in
@@ -214,11 +237,54 @@ func (r *Reconciler) move(ctx context.Context, s *scope) error {
 		if b.GetBindingSpec().State == placementv1beta1.BindingStateUnscheduled {
 			continue
 		}
+		switch before := heldByWindow(b); {
+		case step.Action == ActionHold && step.Reason != "" && before != step.Reason:
+			held++
+		case (step.Action == ActionBind || step.Action == ActionUpdate) && before != "":
+			resumed++
+		}
 		if err := r.setRolloutStarted(ctx, b, latest, step); err != nil {
 			return err
 		}
 	}
+	r.announceWindow(ctx, s, held, resumed)
 	return nil
+}
+
+// EventMaintenanceWindowOpen is the reason of the Event a placement gets when
+// a maintenance window opens and the rolling update moves the clusters it held
+// (the Event of their being held has the condition's reason).
+const EventMaintenanceWindowOpen = "MaintenanceWindowOpen"
+
+// heldByWindow returns the reason of b's RolloutStarted condition when the
+// maintenance windows held it, or "".
+func heldByWindow(b placementv1beta1.BindingObj) string {
+	c := conditions.Get(b.GetBindingStatus().Conditions, placementv1beta1.ConditionRolloutStarted)
+	if c == nil || c.Status != metav1.ConditionFalse ||
+		(c.Reason != placementv1beta1.ReasonOutsideMaintenanceWindow && c.Reason != placementv1beta1.ReasonInvalidMaintenanceWindow) {
+		return ""
+	}
+	return c.Reason
+}
+
+// announceWindow records an Event on the placement when its maintenance
+// windows start holding clusters (held of them newly) or let held clusters
+// move again (resumed of them).
+func (r *Reconciler) announceWindow(ctx context.Context, s *scope, held, resumed int) {
+	if r.Recorder == nil || held+resumed == 0 {
+		return
+	}
+	switch {
+	case held > 0 && s.window != nil:
+		eventType := corev1.EventTypeNormal
+		if s.window.Reason == placementv1beta1.ReasonInvalidMaintenanceWindow {
+			eventType = corev1.EventTypeWarning
+		}
+		r.Recorder.Eventf(s.placement, nil, eventType, s.window.Reason, "Hold", "the rolling update holds %d cluster(s): %s", held, s.window.Why)
+	case resumed > 0:
+		r.Recorder.Eventf(s.placement, nil, corev1.EventTypeNormal, EventMaintenanceWindowOpen, "Resume", "a maintenance window is open: the rolling update moves %d held cluster(s)", resumed)
+	}
+	log.FromContext(ctx).V(1).Info("maintenance windows changed the rollout", "held", held, "resumed", resumed)
 }
 
 // moveToLatest binds b to the latest snapshot with the placement's apply
@@ -252,7 +318,11 @@ func (r *Reconciler) setRolloutStarted(ctx context.Context, b placementv1beta1.B
 	own := pipeline.OwnConditions(b.GetBindingStatus().Conditions, placementv1beta1.ConditionRolloutStarted)
 	index := latest.GetLabels()[placementv1beta1.LabelResourceIndex]
 	if step.Action == ActionHold {
-		conditions.Set(&own, placementv1beta1.ConditionRolloutStarted, metav1.ConditionFalse, placementv1beta1.ReasonRolloutNotStartedYet,
+		reason := step.Reason
+		if reason == "" {
+			reason = placementv1beta1.ReasonRolloutNotStartedYet
+		}
+		conditions.Set(&own, placementv1beta1.ConditionRolloutStarted, metav1.ConditionFalse, reason,
 			fmt.Sprintf("resource snapshot %s (index %s) waits: %s", latest.GetName(), index, step.Why), b.GetGeneration())
 	} else {
 		conditions.Set(&own, placementv1beta1.ConditionRolloutStarted, metav1.ConditionTrue, placementv1beta1.ReasonRolloutStarted,

@@ -77,6 +77,10 @@ type Input struct {
 	MaxSurge       int
 	// Bindings are the placement's bindings that are not being deleted.
 	Bindings []Binding
+	// Window, when not nil, is the step of every binding that would otherwise
+	// be bound, updated or held for the budget: the maintenance windows hold the
+	// rollout (see WindowHold). Removals are not held by it.
+	Window *Step
 }
 
 // Step is the decision for one binding.
@@ -85,6 +89,9 @@ type Step struct {
 	Action Action
 	// Why explains a Hold (for the binding's RolloutStarted=False message).
 	Why string
+	// Reason is the RolloutStarted reason of a Hold; empty means
+	// RolloutNotStartedYet (held within maxUnavailable and maxSurge).
+	Reason string
 }
 
 // Plan is the outcome of wave selection: a step for every input binding, by name.
@@ -145,6 +152,14 @@ func scaled(v *intstr.IntOrString, target int, roundUp bool) int {
 // so it keeps the budget used until then: a cluster whose apply fails or whose
 // resources never become Available holds the rollout, and later clusters keep
 // the old resources.
+//
+// Maintenance windows (Input.Window set): no binding is bound or updated, not
+// even one that is not Ready; each of them takes the Window step instead, which
+// says when the next window opens. Removals are decided as above and never wait
+// for a window: a cluster the placement no longer has (evicted, failed over,
+// dropped by the policy) is emptied within maxUnavailable at any time. A
+// binding the rollout already moved keeps moving (its resources become
+// Available on their own; nothing is sent to it again).
 func SelectWave(in Input) Plan {
 	plan := Plan{Steps: map[string]Step{}}
 	bs := append([]Binding(nil), in.Bindings...)
@@ -182,10 +197,12 @@ func SelectWave(in Input) Plan {
 	}
 
 	// Removals.
+	removal := map[string]bool{}
 	for _, b := range bs {
 		if b.State != placementv1beta1.BindingStateUnscheduled {
 			continue
 		}
+		removal[b.Name] = true
 		switch {
 		case !b.HasResources:
 			plan.Steps[b.Name] = Step{Action: ActionRemove}
@@ -228,6 +245,13 @@ func SelectWave(in Input) Plan {
 			canTakeDown--
 		default:
 			plan.Steps[b.Name] = Step{Action: ActionHold, Why: holdDown()}
+		}
+	}
+	if in.Window != nil {
+		for name, step := range plan.Steps {
+			if step.Action == ActionBind || step.Action == ActionUpdate || (step.Action == ActionHold && !removal[name]) {
+				plan.Steps[name] = *in.Window
+			}
 		}
 	}
 	return plan

@@ -323,6 +323,9 @@ func (r *Reconciler) initialize(ctx context.Context, s *scope) error {
 	if err == nil {
 		err = validateAnalyses(&strategy.Spec)
 	}
+	if err == nil {
+		err = validateWindows(&strategy.Spec)
+	}
 	if err != nil {
 		r.notInitialized(s, invalidStrategy(strategy.Name, err))
 		return nil

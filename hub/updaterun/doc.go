@@ -69,6 +69,15 @@ limitations under the License.
 // after the last stage. It fails only when it cannot go on: its placement was
 // deleted or left External, or its resource snapshot was deleted.
 //
+// A stage with maintenanceWindows starts no cluster while they are all closed
+// (windows.go; hub/window has the rules): clusters already moving finish, the
+// others wait, and once none is moving the stage's and the run's Progressing is
+// False, OutsideMaintenanceWindow, with when the next window opens; the run
+// looks again then, and is never failed for waiting. The stage's startTime is
+// when its first cluster started, inside a window. After-stage tasks and a
+// rollback do not wait for a window. A window the hub cannot read keeps the run
+// from initializing (InvalidStrategy, naming the field).
+//
 // Setting spec.state to Stop stops the run: it moves no further binding and
 // completes no further stage (Progressing=False, Stopped); Run resumes it.
 //
@@ -85,7 +94,8 @@ limitations under the License.
 // as is the annotation placement.flotilla.io/failed-analysis on a resource
 // snapshot a rollback marks (a merge patch of that one key).
 //
-// Events mark the run's transitions (Initialized, StageStarted, ApprovalRequested,
+// Events mark the run's transitions (Initialized, StageStarted,
+// OutsideMaintenanceWindow, ApprovalRequested,
 // StageApproved, StageSucceeded, AnalysisRoundFailed, AnalysisPassed,
 // AnalysisFailed, ResourceSnapshotMarkedFailed, NotRolledBack, RolledBack,
 // Stopped, Succeeded, Failed); the metrics are

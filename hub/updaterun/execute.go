@@ -50,15 +50,30 @@ func (r *Reconciler) updateStages(ctx context.Context, s *scope) error {
 			continue
 		}
 		cfg := r.stageConfig(run, i)
-		if st.StartTime == nil {
+		win := windowOf(cfg, i, s.now.Time)
+		if st.StartTime == nil && win.open {
 			st.StartTime = s.now.DeepCopy()
 			s.announce(corev1.EventTypeNormal, "StageStarted", "stage %s started: %d clusters, at most %d at a time",
 				st.StageName, len(st.Clusters), maxConcurrency(cfg.MaxConcurrency, len(st.Clusters)))
 		}
 		limit := maxConcurrency(cfg.MaxConcurrency, len(st.Clusters))
-		plan, err := r.updateClusters(ctx, s, st, limit)
+		plan, err := r.updateClusters(ctx, s, st, limit, win.open)
 		if err != nil {
 			return err
+		}
+		if !plan.done && !win.open {
+			// Clusters already moving finish; the others wait for the window.
+			if !win.opens.IsZero() {
+				s.requeueIn(win.opens.Sub(s.now.Time))
+			}
+		}
+		if !plan.done && !win.open && len(plan.updating) == 0 {
+			c := outsideWindow(st.StageName, waitingClusters(st), win)
+			set(&st.Conditions, placementv1beta1.ConditionUpdateRunProgressing, c, gen)
+			if set(&run.Status.Conditions, placementv1beta1.ConditionUpdateRunProgressing, c, gen) {
+				s.announce(corev1.EventTypeNormal, placementv1beta1.ReasonOutsideMaintenanceWindow, "%s", c.message)
+			}
+			return nil
 		}
 		if !plan.done {
 			set(&st.Conditions, placementv1beta1.ConditionUpdateRunProgressing, stageProgressing(plan.updating), gen)
@@ -84,6 +99,10 @@ func (r *Reconciler) updateStages(ctx context.Context, s *scope) error {
 			set(&run.Status.Conditions, placementv1beta1.ConditionUpdateRunProgressing, c, gen)
 			return nil
 		}
+		if st.StartTime == nil {
+			// Every cluster finished without starting (none left to move).
+			st.StartTime = s.now.DeepCopy()
+		}
 		st.EndTime = s.now.DeepCopy()
 		set(&st.Conditions, placementv1beta1.ConditionUpdateRunProgressing, finished("the stage succeeded"), gen)
 		set(&st.Conditions, placementv1beta1.ConditionUpdateRunSucceeded, stageSucceeded(len(st.Clusters)), gen)
@@ -104,8 +123,9 @@ func (r *Reconciler) stageConfig(run *placementv1beta1.ClusterStagedUpdateRun, i
 
 // updateClusters records the stage's finished clusters and moves the next ones,
 // within limit, until nothing changes: a cluster that already runs the snapshot
-// finishes at once. It returns the last plan.
-func (r *Reconciler) updateClusters(ctx context.Context, s *scope, st *placementv1beta1.StageUpdatingStatus, limit int) (stagePlan, error) {
+// finishes at once. While the stage's maintenance windows are closed (open is
+// false) no cluster starts. It returns the last plan.
+func (r *Reconciler) updateClusters(ctx context.Context, s *scope, st *placementv1beta1.StageUpdatingStatus, limit int, open bool) (stagePlan, error) {
 	run, target := s.run, s.target.Name
 	index := run.Spec.ResourceSnapshotIndex
 	byName := make(map[string]*placementv1beta1.ClusterUpdatingStatus, len(st.Clusters))
@@ -118,6 +138,9 @@ func (r *Reconciler) updateClusters(ctx context.Context, s *scope, st *placement
 			views[c.ClusterName] = viewOf(s.bindings[c.ClusterName])
 		}
 		plan := planStage(st.Clusters, views, target, limit)
+		if !open {
+			plan = holdStarts(plan)
+		}
 		for _, name := range plan.succeeded {
 			c := byName[name]
 			c.EndTime = s.now.DeepCopy()

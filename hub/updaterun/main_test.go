@@ -61,6 +61,10 @@ func TestMain(m *testing.M) {
 	os.Exit(testenv.Run(m, testenv.Options{}, func(e *testenv.Env) error { env = e; return nil }))
 }
 
+// runClock is the update-run controller's clock in the hub startHub starts
+// (nil: time.Now); a test that sets it resets it when it ends.
+var runClock func() time.Time
+
 // startHub runs the placement pipeline (placement, scheduler, rollout, work
 // generator, work cleanup) and the update-run controllers against the test API
 // server until the test ends, with agent standing in for the members' agents.
@@ -88,7 +92,7 @@ func startHubWithPrometheus(t *testing.T, agent *memberAgents, prom updaterun.Pr
 			&rollout.Reconciler{Client: mgr.GetClient()},
 			&workgen.Reconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme()},
 			&workcleanup.Reconciler{Client: mgr.GetClient(), Timeout: time.Second},
-			&updaterun.Reconciler{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder("updaterun"), Prometheus: prom},
+			&updaterun.Reconciler{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder("updaterun"), Prometheus: prom, Now: runClock},
 			&updaterun.ExternalReconciler{Client: mgr.GetClient()},
 			&overrides.SnapshotReconciler{Client: mgr.GetClient(), Cluster: true},
 			&overrides.SnapshotReconciler{Client: mgr.GetClient()},

@@ -93,4 +93,14 @@ type RollingUpdateConfig struct {
 	// +kubebuilder:validation:Maximum=86400
 	// +optional
 	UnavailablePeriodSeconds *int32 `json:"unavailablePeriodSeconds,omitempty"`
+
+	// MaintenanceWindows, when set, are the only times the rolling update binds a
+	// newly scheduled cluster or updates a cluster to the latest resources; while
+	// they are all closed those clusters wait (RolloutStarted=False,
+	// OutsideMaintenanceWindow, saying when the next window opens). Removing
+	// resources from a cluster the placement no longer has (after an eviction, a
+	// failover or a policy change) never waits for a window. At most 8.
+	// +kubebuilder:validation:MaxItems=8
+	// +optional
+	MaintenanceWindows []MaintenanceWindow `json:"maintenanceWindows,omitempty"`
 }

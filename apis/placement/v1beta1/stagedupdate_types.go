@@ -93,6 +93,16 @@ type StageConfig struct {
 	// +optional
 	MaxConcurrency *intstr.IntOrString `json:"maxConcurrency,omitempty"`
 
+	// MaintenanceWindows, when set, are the only times the stage starts moving a
+	// cluster to the run's snapshot; while they are all closed the run waits
+	// (the stage's and the run's Progressing=False, OutsideMaintenanceWindow,
+	// saying when the next window opens) and is not failed. A cluster already
+	// moving when a window closes finishes, and the stage's after-stage tasks
+	// run whenever its clusters are done. At most 8.
+	// +kubebuilder:validation:MaxItems=8
+	// +optional
+	MaintenanceWindows []MaintenanceWindow `json:"maintenanceWindows,omitempty"`
+
 	// AfterStageTasks must all complete, once every cluster of the stage is updated,
 	// before the next stage starts. At most one of each type.
 	// +kubebuilder:validation:MaxItems=3
