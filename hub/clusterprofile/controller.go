@@ -41,10 +41,10 @@ import (
 // FieldManager is the field manager of every write of this package.
 const FieldManager = "flotilla-clusterprofile"
 
-// ReasonClusterProfileNotManaged is the reason of the Warning Event on a
+// EventClusterProfileNotManaged is the reason of the Warning Event on a
 // MemberCluster whose ClusterProfile name is taken by a profile Flotilla did
 // not create (it is left as it is).
-const ReasonClusterProfileNotManaged = "ClusterProfileNotManaged"
+const EventClusterProfileNotManaged = "ClusterProfileNotManaged"
 
 // Installed reports whether the hub cluster serves ClusterProfiles.
 func Installed(mapper meta.RESTMapper) bool {
@@ -83,7 +83,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (ctrl
 		return ctrl.Result{}, fmt.Errorf("failed to read the ClusterProfile of member %s: %w", member.Name, err)
 	case have.Labels[cpv1alpha1.LabelClusterManagerKey] != ClusterManager:
 		if _, sent := r.warned.LoadOrStore(member.Name, struct{}{}); !sent {
-			r.Recorder.Eventf(member, nil, "Warning", ReasonClusterProfileNotManaged, "PublishClusterProfile",
+			r.Recorder.Eventf(member, nil, "Warning", EventClusterProfileNotManaged, "PublishClusterProfile",
 				"ClusterProfile %s/%s exists and is not labelled %s=%s: Flotilla leaves it as it is and publishes no profile for this member",
 				r.Namespace, member.Name, cpv1alpha1.LabelClusterManagerKey, ClusterManager)
 		}

@@ -148,7 +148,7 @@ func TestTheHubPublishesAProfilePerMember(t *testing.T) {
 			return err
 		}
 		for _, e := range evs.Items {
-			if e.Regarding.Name == "member-2" && e.Reason == ReasonClusterProfileNotManaged {
+			if e.Regarding.Name == "member-2" && e.Reason == EventClusterProfileNotManaged {
 				return nil
 			}
 		}
