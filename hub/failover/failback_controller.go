@@ -257,39 +257,8 @@ func (r *FailbackReconciler) remember(key pipeline.PlacementKey, now time.Time) 
 // server-side apply, owning that condition and nothing else; it writes nothing
 // when the condition is as wanted.
 func (r *FailbackReconciler) setCondition(ctx context.Context, key pipeline.PlacementKey, p placementv1beta1.PlacementObj, want *metav1.Condition) error {
-	typ := p.PlacementConditionType(placementv1beta1.ConditionFailback)
-	existing := conditions.Get(p.GetPlacementStatus().Conditions, typ)
-	if want == nil && existing == nil {
-		return nil
-	}
-	if want != nil && existing != nil && existing.Status == want.Status && existing.Reason == want.Reason && existing.Message == want.Message &&
-		existing.ObservedGeneration == p.GetGeneration() {
-		return nil
-	}
-	own := pipeline.OwnConditions(p.GetPlacementStatus().Conditions, typ)
-	if want != nil {
-		conditions.Set(&own, typ, want.Status, want.Reason, want.Message, p.GetGeneration())
-	} else {
-		own = []metav1.Condition{}
-	}
-	meta := map[string]any{"name": p.GetName()}
-	if p.GetNamespace() != "" {
-		meta["namespace"] = p.GetNamespace()
-	}
-	body := map[string]any{
-		"apiVersion": placementv1beta1.GroupVersion.String(),
-		"kind":       key.Kind(),
-		"metadata":   meta,
-		"status":     map[string]any{"conditions": own},
-	}
-	data, err := json.Marshal(body)
-	if err != nil {
-		return fmt.Errorf("failed to encode the Failback condition: %w", err)
-	}
-	if err := r.Client.Status().Patch(ctx, p, client.RawPatch("application/apply-patch+yaml", data), client.FieldOwner(pipeline.ManagerFailback), client.ForceOwnership); err != nil {
-		return fmt.Errorf("failed to apply the Failback condition: %w", err)
-	}
-	return nil
+	_, err := pipeline.ApplyPlacementCondition(ctx, r.Client, key, p, pipeline.ManagerFailback, p.PlacementConditionType(placementv1beta1.ConditionFailback), want)
+	return err
 }
 
 // writeFailures records the placement's failures in its annotation, with the

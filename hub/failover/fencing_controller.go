@@ -18,7 +18,6 @@ package failover
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"time"
@@ -177,36 +176,10 @@ func LastHeard(mc *clusterv1beta1.MemberCluster) (connected bool, last time.Time
 // is as wanted. A change of status is announced with an Event.
 func (r *FencingReconciler) setCondition(ctx context.Context, key pipeline.PlacementKey, p placementv1beta1.PlacementObj, want *metav1.Condition) error {
 	typ := p.PlacementConditionType(placementv1beta1.ConditionFencing)
-	existing := conditions.Get(p.GetPlacementStatus().Conditions, typ)
-	if want == nil && existing == nil {
-		return nil
-	}
-	if want != nil && existing != nil && existing.Status == want.Status && existing.Reason == want.Reason && existing.Message == want.Message &&
-		existing.ObservedGeneration == p.GetGeneration() {
-		return nil
-	}
-	own := pipeline.OwnConditions(p.GetPlacementStatus().Conditions, typ)
-	if want != nil {
-		conditions.Set(&own, typ, want.Status, want.Reason, want.Message, p.GetGeneration())
-	} else {
-		own = []metav1.Condition{}
-	}
-	meta := map[string]any{"name": p.GetName()}
-	if p.GetNamespace() != "" {
-		meta["namespace"] = p.GetNamespace()
-	}
-	body := map[string]any{
-		"apiVersion": placementv1beta1.GroupVersion.String(),
-		"kind":       key.Kind(),
-		"metadata":   meta,
-		"status":     map[string]any{"conditions": own},
-	}
-	data, err := json.Marshal(body)
-	if err != nil {
-		return fmt.Errorf("failed to encode the Fencing condition: %w", err)
-	}
-	if err := r.Client.Status().Patch(ctx, p, client.RawPatch("application/apply-patch+yaml", data), client.FieldOwner(pipeline.ManagerFencing), client.ForceOwnership); err != nil {
-		return fmt.Errorf("failed to apply the Fencing condition: %w", err)
+	existing := conditions.Get(p.GetPlacementStatus().Conditions, typ).DeepCopy()
+	wrote, err := pipeline.ApplyPlacementCondition(ctx, r.Client, key, p, pipeline.ManagerFencing, typ, want)
+	if err != nil || !wrote {
+		return err
 	}
 	if want != nil && (existing == nil || existing.Status != want.Status) && (existing != nil || want.Status == metav1.ConditionTrue) {
 		eventType := corev1.EventTypeNormal
