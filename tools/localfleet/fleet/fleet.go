@@ -261,6 +261,10 @@ func (f *Fleet) Up(ctx context.Context) (err error) {
 	if err := done(f.installHub(ctx)); err != nil {
 		return err
 	}
+	done = f.stepf("installing the ClusterProfile CRD (cluster-inventory-api) the hub publishes members into")
+	if err := done(f.installClusterProfileCRD(ctx)); err != nil {
+		return err
+	}
 	done = f.stepf("starting the hub with the flotilla-hub ServiceAccount's token")
 	if err := done(f.startHub(ctx, st)); err != nil {
 		return err

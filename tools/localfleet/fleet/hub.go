@@ -146,6 +146,11 @@ func (f *Fleet) startHubReplica(ctx context.Context, st *State, i int) error {
 	if r.ProxyAddress != "" && hubServesProxy(ctx, f.hubBinary) {
 		args = append(args, "--proxy-bind-address", r.ProxyAddress)
 	}
+	profileArgs, err := f.clusterProfileArgs(ctx)
+	if err != nil {
+		return err
+	}
+	args = append(args, profileArgs...)
 	if st.BalancerControlAddress != "" {
 		// Join commands name the balancer, which every replica sits behind.
 		args = append(args, "--tunnel-advertise-address", st.HubTunnelAddress)
