@@ -31,6 +31,27 @@ import (
 	"github.com/flotilla-io/flotilla/pkg/apiproxy"
 )
 
+// profileNamespace is alice's namespace on member-1 in this test (not
+// TestProxy's, which may still be terminating when one test follows the
+// other).
+const profileNamespace = "e2e-profile"
+
+// profileMemberRBAC is what member-1's administrator writes for alice.
+const profileMemberRBAC = `apiVersion: v1
+kind: Namespace
+metadata:
+  name: e2e-profile
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata:
+  name: hub-alice-views
+  namespace: e2e-profile
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: view}
+subjects:
+- {apiGroup: rbac.authorization.k8s.io, kind: User, name: "flotilla:hub:e2e-proxy-alice"}
+`
+
 // clusterProfile is the part of a ClusterProfile this test reads.
 type clusterProfile struct {
 	Metadata struct {
@@ -63,7 +84,7 @@ func TestAClusterProfileConsumerReachesAMemberThroughTheHub(t *testing.T) {
 	ctx := context.Background()
 	hub := provider.HubKubeconfig()
 	kubectlApply(t, hub, proxyHubRBAC)
-	kubectlApply(t, provider.MemberKubeconfig("member-1"), proxyMemberRBAC)
+	kubectlApply(t, provider.MemberKubeconfig("member-1"), profileMemberRBAC)
 
 	var profile clusterProfile
 	framework.Eventually(t, 60*time.Second, func() error {
@@ -111,7 +132,7 @@ func TestAClusterProfileConsumerReachesAMemberThroughTheHub(t *testing.T) {
 	}
 	// RBAC written a moment ago takes effect within the hub's 10s review cache.
 	framework.Eventually(t, 30*time.Second, func() error {
-		out, err := framework.Kubectl(ctx, kc, "", "--as", proxyAlice, "-n", proxyNamespace, "get", "configmaps", "-o", "name")
+		out, err := framework.Kubectl(ctx, kc, "", "--as", proxyAlice, "-n", profileNamespace, "get", "configmaps", "-o", "name")
 		if err != nil {
 			return fmt.Errorf("%w: %s", err, out)
 		}
