@@ -106,11 +106,15 @@ func (r *Runner) Run(ctx context.Context, dial DialFunc, reconnect tunnel.Reconn
 			}
 		})
 	}
+	// The background loops end when Run returns, also when it returns with
+	// the agent's context live (a permanent refusal): Run waits for them.
+	loopCtx, stopLoops := context.WithCancel(ctx)
 	if !r.opts.ChangesWatched {
-		wg.Go(func() { r.recheckLoop(ctx) })
+		wg.Go(func() { r.recheckLoop(loopCtx) })
 	}
-	wg.Go(func() { r.fenceLoop(ctx) })
+	wg.Go(func() { r.fenceLoop(loopCtx) })
 	defer func() {
+		stopLoops()
 		r.queue.ShutDown()
 		wg.Wait()
 	}()
