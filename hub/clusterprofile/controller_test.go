@@ -56,6 +56,22 @@ func TestTheHubPublishesAProfilePerMember(t *testing.T) {
 	})
 	testenv.ReadyMember(t, c, "member-1", map[string]string{"env": "prod"})
 	testenv.ReadyMember(t, c, "member-2", nil)
+	// What a connected agent reports: a version, a provider and properties,
+	// one of them without an observation time.
+	reported := &clusterv1beta1.MemberCluster{}
+	if err := c.Get(ctx, types.NamespacedName{Name: "member-1"}, reported); err != nil {
+		t.Fatal(err)
+	}
+	heartbeat := metav1.NewTime(time.Now().Add(-time.Minute).Truncate(time.Second))
+	reported.Status.AgentVersion, reported.Status.Provider, reported.Status.KubernetesVersion = "v0.5.0", "kwok", "v1.37.1"
+	reported.Status.LastHeartbeatTime = &heartbeat
+	reported.Status.Properties = map[string]clusterv1beta1.PropertyValue{
+		"flotilla.io/node-count": {Value: "3", ObservationTime: &heartbeat},
+		"zone":                   {Value: "eu-1"},
+	}
+	if err := c.Status().Update(ctx, reported); err != nil {
+		t.Fatal(err)
+	}
 
 	profile := func(name string) (*cpv1alpha1.ClusterProfile, error) {
 		p := &cpv1alpha1.ClusterProfile{}
@@ -79,6 +95,14 @@ func TestTheHubPublishesAProfilePerMember(t *testing.T) {
 		}
 		if len(p.Status.AccessProviders) != 1 || p.Status.AccessProviders[0].Cluster.Server != "https://hub.example.com/apis/proxy.flotilla.io/v1beta1/memberclusters/member-1/proxy" {
 			return fmt.Errorf("access providers %+v", p.Status.AccessProviders)
+		}
+		if len(p.Status.Properties) != 4 || p.Status.Version.Kubernetes != "v1.37.1" {
+			return fmt.Errorf("properties %+v, version %q; want the member's 2 and agent version and provider, v1.37.1", p.Status.Properties, p.Status.Version.Kubernetes)
+		}
+		for _, prop := range p.Status.Properties {
+			if prop.LastObservedTime.IsZero() {
+				return fmt.Errorf("property %s has no observation time", prop.Name)
+			}
 		}
 		if len(p.OwnerReferences) != 1 || p.OwnerReferences[0].Kind != "MemberCluster" || p.OwnerReferences[0].Name != "member-1" {
 			return fmt.Errorf("owner references %+v, want the MemberCluster (so the profile goes with it)", p.OwnerReferences)

@@ -92,7 +92,8 @@ type Profile struct {
 //     Each carries observedGeneration, the profile's generation.
 //  4. status.version.kubernetes is the member's KubernetesVersion.
 //  5. Properties are the member's, by name, each with its observation time,
-//     and flotilla.io/agent-version and flotilla.io/provider when known.
+//     and flotilla.io/agent-version and flotilla.io/provider when known;
+//     those without a time of their own carry reportedAt's.
 //  6. One access provider, flotilla-proxy, whose cluster server is the hub's
 //     proxy path for the member, when access.Server is set; none otherwise.
 func Desired(member *clusterv1beta1.MemberCluster, access Access, generation int64) Profile {
@@ -119,19 +120,20 @@ func Desired(member *clusterv1beta1.MemberCluster, access Access, generation int
 	st.Conditions = append(st.Conditions, controlPlaneHealthy(member, generation))
 	st.Version.Kubernetes = member.Status.KubernetesVersion
 
+	reported := reportedAt(member)
 	for _, name := range slices.Sorted(maps.Keys(member.Status.Properties)) {
 		v := member.Status.Properties[name]
-		prop := cpv1alpha1.Property{Name: name, Value: v.Value}
+		prop := cpv1alpha1.Property{Name: name, Value: v.Value, LastObservedTime: reported}
 		if v.ObservationTime != nil {
 			prop.LastObservedTime = *v.ObservationTime
 		}
 		st.Properties = append(st.Properties, prop)
 	}
 	if v := member.Status.AgentVersion; v != "" {
-		st.Properties = append(st.Properties, cpv1alpha1.Property{Name: PropertyAgentVersion, Value: v})
+		st.Properties = append(st.Properties, cpv1alpha1.Property{Name: PropertyAgentVersion, Value: v, LastObservedTime: reported})
 	}
 	if v := member.Status.Provider; v != "" {
-		st.Properties = append(st.Properties, cpv1alpha1.Property{Name: PropertyProvider, Value: v})
+		st.Properties = append(st.Properties, cpv1alpha1.Property{Name: PropertyProvider, Value: v, LastObservedTime: reported})
 	}
 
 	if access.Server != "" {
@@ -144,6 +146,22 @@ func Desired(member *clusterv1beta1.MemberCluster, access Access, generation int
 		}}
 	}
 	return p
+}
+
+// reportedAt is when the hub last recorded what the member's agent
+// reported: its last recorded heartbeat, else when AgentConnected last
+// changed, else when the member was created. A property without an
+// observation time of its own, the agent's version and its provider were
+// observed then. (A ClusterProfile property's lastObservedTime may not be
+// null.)
+func reportedAt(member *clusterv1beta1.MemberCluster) metav1.Time {
+	if t := member.Status.LastHeartbeatTime; t != nil {
+		return *t
+	}
+	if c := findCondition(member.Status.Conditions, clusterv1beta1.ConditionAgentConnected); c != nil {
+		return c.LastTransitionTime
+	}
+	return member.CreationTimestamp
 }
 
 func controlPlaneHealthy(member *clusterv1beta1.MemberCluster, generation int64) metav1.Condition {

@@ -61,12 +61,17 @@ func TestDesired(t *testing.T) {
 		{Type: clusterv1beta1.ConditionJoined, Status: metav1.ConditionTrue, Reason: "Joined", Message: "Joined message", ObservedGeneration: 4, LastTransitionTime: t0},
 		{Type: clusterv1beta1.ConditionAgentConnected, Status: metav1.ConditionTrue, Reason: "Connected", Message: "Connected message", ObservedGeneration: 4, LastTransitionTime: t0},
 	}
-	props := []cpv1alpha1.Property{
-		{Name: "a.example.com/zone", Value: "eu-1"},
-		{Name: "flotilla.io/node-count", Value: "3", LastObservedTime: t1},
-		{Name: PropertyAgentVersion, Value: "v0.9.0"},
-		{Name: PropertyProvider, Value: "kind"},
+	// Without a time of their own, properties were observed when the agent
+	// connected or disconnected (at): this member has no recorded heartbeat.
+	propsAt := func(at metav1.Time) []cpv1alpha1.Property {
+		return []cpv1alpha1.Property{
+			{Name: "a.example.com/zone", Value: "eu-1", LastObservedTime: at},
+			{Name: "flotilla.io/node-count", Value: "3", LastObservedTime: t1},
+			{Name: PropertyAgentVersion, Value: "v0.9.0", LastObservedTime: at},
+			{Name: PropertyProvider, Value: "kind", LastObservedTime: at},
+		}
 	}
+	props := propsAt(t0)
 	viaProxy := []cpv1alpha1.AccessProvider{{Name: AccessProviderName, Cluster: clientcmdv1.Cluster{
 		Server: "https://hub.example.com:6443/apis/proxy.flotilla.io/v1beta1/memberclusters/member-1/proxy", CertificateAuthorityData: []byte("ca")}}}
 	spec := cpv1alpha1.ClusterProfileSpec{DisplayName: "member-1", ClusterManager: cpv1alpha1.ClusterManager{Name: "flotilla"}}
@@ -106,7 +111,7 @@ func TestDesired(t *testing.T) {
 				{Type: clusterv1beta1.ConditionAgentConnected, Status: metav1.ConditionFalse, Reason: "HeartbeatMissed", Message: "HeartbeatMissed message", ObservedGeneration: 4, LastTransitionTime: t1},
 				healthy(metav1.ConditionUnknown, ReasonAgentNotConnected, "the hub has no connection to the member's agent, so the health of its API server is not known now (AgentConnected: HeartbeatMissed)", t1)},
 			Version:         cpv1alpha1.ClusterVersion{Kubernetes: "v1.37.1"},
-			Properties:      props,
+			Properties:      propsAt(t1),
 			AccessProviders: viaProxy,
 		}},
 	}, {
