@@ -88,3 +88,45 @@ func TestExpired(t *testing.T) {
 		t.Error("a lease never renewed counts as live")
 	}
 }
+
+func TestStandingAt(t *testing.T) {
+	renewed := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	const duration = 30 * time.Second
+	tests := []struct {
+		name string
+		now  time.Time
+		want Standing
+	}{
+		{"just renewed, it stands for two thirds of the lease", renewed, Standing{Serving: true, Until: renewed.Add(20 * time.Second)}},
+		{"one renewal missed, it still stands", renewed.Add(19 * time.Second), Standing{Serving: true, Until: renewed.Add(20 * time.Second)}},
+		{"two thirds of the lease without a renewal, it stops", renewed.Add(20 * time.Second), Standing{}},
+		{"long without a renewal, it stays stopped", renewed.Add(time.Hour), Standing{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, StandingAt(renewed, tt.now, duration)); diff != "" {
+				t.Errorf("StandingAt (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// A replica stops serving a third of its lease before the leader can count
+// its Lease expired, whatever the lease's duration.
+func TestAReplicaStopsServingBeforeTheLeaderCountsItGone(t *testing.T) {
+	renewed := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	for _, seconds := range []int32{3, 15, 30, 60, 300} {
+		d := time.Duration(seconds) * time.Second
+		l := lease("x", renewed, seconds)
+		until := StandingAt(renewed, renewed, d).Until
+		if Expired(l, until) {
+			t.Errorf("duration %s: the Lease counts as expired at %s, when the replica still serves", d, until)
+		}
+		if got, want := renewed.Add(d).Sub(until), d/3; got < want {
+			t.Errorf("duration %s: the replica stops %s before the Lease expires, want at least %s", d, got, want)
+		}
+		if r := RetryInterval(d); r >= StaleAfter(d)-d/3 {
+			t.Errorf("duration %s: a failed renewal is retried after %s, too late to renew before the replica stops at %s", d, r, StaleAfter(d))
+		}
+	}
+}

@@ -32,6 +32,9 @@ type SessionEnd struct {
 	Waited time.Duration
 	// Reconnected: the member holds a newer session on this replica.
 	Reconnected bool
+	// StandingLost: this replica could not renew its Lease in time and
+	// serves no agents (replica.Standing).
+	StandingLost bool
 }
 
 // EndVerdict is what disconnectAfter decides.
@@ -40,6 +43,8 @@ type EndVerdict struct {
 	Wait time.Duration
 	// Write: record the member disconnected now (writeDisconnected).
 	Write bool
+	// WaitForStanding: decide again once this replica renews its Lease.
+	WaitForStanding bool
 }
 
 // disconnectAfter decides when a replica records the end of a member's
@@ -49,6 +54,13 @@ type EndVerdict struct {
 //   - A replica that is stopping records nothing: its agents redial at once,
 //     and the leader's sweep records a member that does not come back once the
 //     replica's Lease is gone.
+//   - A replica that lost its standing (it could not renew its Lease in
+//     time, so it cannot reach its API server) decides nothing until it
+//     renews again: a write would fail, and a member that does not
+//     reconnect anywhere is recorded by the leader's sweep once the Lease
+//     expires. If the replica renews before that, it decides by the rules
+//     below (writeDisconnected writes only while the member's status still
+//     names this session).
 //   - A member that reconnected to this replica records nothing: the new
 //     session holds its status. (A member that reconnected to another replica
 //     is guarded by writeDisconnected itself: the status names the other
@@ -64,6 +76,8 @@ func disconnectAfter(e SessionEnd, grace time.Duration) EndVerdict {
 	switch {
 	case e.Stopping, e.Reconnected:
 		return EndVerdict{}
+	case e.StandingLost:
+		return EndVerdict{WaitForStanding: true}
 	case strings.HasPrefix(e.Reason, heartbeatOverduePrefix), e.Waited >= grace:
 		return EndVerdict{Write: true}
 	default:

@@ -51,6 +51,11 @@ func TestDisconnectAfter(t *testing.T) {
 		{"a stopping replica writes nothing", SessionEnd{Reason: "session ended", Stopping: true}, grace, EndVerdict{}},
 		{"a replica that began stopping during the grace writes nothing", SessionEnd{Reason: "session ended", Waited: time.Second, Stopping: true}, grace, EndVerdict{}},
 		{"a stopping replica writes nothing even after missed heartbeats", SessionEnd{Reason: noHeartbeat, Stopping: true}, grace, EndVerdict{}},
+		{"a replica that cannot renew its Lease waits until it can", SessionEnd{Reason: "session ended", StandingLost: true}, grace, EndVerdict{WaitForStanding: true}},
+		{"a replica that cannot renew its Lease waits even after missed heartbeats", SessionEnd{Reason: noHeartbeat, StandingLost: true}, grace, EndVerdict{WaitForStanding: true}},
+		{"a replica that cannot renew its Lease waits even past the grace", SessionEnd{Reason: "session ended", Waited: time.Minute, StandingLost: true}, grace, EndVerdict{WaitForStanding: true}},
+		{"a stopping replica that cannot renew its Lease writes nothing", SessionEnd{Reason: "session ended", Stopping: true, StandingLost: true}, grace, EndVerdict{}},
+		{"a replica that renewed again after the grace writes", SessionEnd{Reason: "session ended", Waited: time.Minute}, grace, EndVerdict{Write: true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if diff := cmp.Diff(tc.want, disconnectAfter(tc.end, tc.grace)); diff != "" {

@@ -38,6 +38,9 @@ type metrics struct {
 	// sessionsLost counts sessions this replica ended because another
 	// replica holds the member's session now.
 	sessionsLost prometheus.Counter
+	// serving is 1 while this replica stands (its Lease renewed in time) and
+	// 0 while it serves no agents (replica.Standing).
+	serving prometheus.Gauge
 }
 
 // Values of flotilla_certificate_expiry_timestamp_seconds' certificate label.
@@ -74,6 +77,9 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		sessionsLost: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "flotilla_tunnel_sessions_superseded_total", Help: "Sessions this replica ended because the member's status names a newer session (on another replica, or after a re-join).",
 		}),
+		serving: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "flotilla_tunnel_replica_serving", Help: "1 while this hub replica serves agents; 0 while it does not, because it could not renew its Lease in time (its API server is unreachable).",
+		}),
 	}
 	m.sessions = register(reg, m.sessions)
 	m.heartbeats = register(reg, m.heartbeats)
@@ -83,6 +89,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 	m.sessionsRejected = register(reg, m.sessionsRejected)
 	m.certificateExpiry = register(reg, m.certificateExpiry)
 	m.sessionsLost = register(reg, m.sessionsLost)
+	m.serving = register(reg, m.serving)
 	m.sessionSeconds = register(reg, newSessionSeconds())
 	return m, nil
 }

@@ -136,6 +136,9 @@ type Server struct {
 	mu       sync.Mutex
 	sessions map[string]*memberSession
 	ready    atomic.Bool
+	// standing is lost while this replica could not renew its Lease in time
+	// (replica.Standing): it then serves no agents.
+	standing standing
 	// life is Start's context: sessions that end once it is done end because
 	// this replica is stopping, and write no disconnection (serveSession).
 	// Its Err is set before any session sees it done, so the check is exact.
@@ -196,6 +199,9 @@ func (s *Server) NeedLeaderElection() bool { return false }
 func (s *Server) ReadyCheck(_ *http.Request) error {
 	if !s.ready.Load() {
 		return errors.New("the tunnel server is not listening yet")
+	}
+	if s.standing.regained() != nil {
+		return errors.New(s.leaseLostMessage())
 	}
 	return nil
 }
@@ -324,6 +330,9 @@ func (s *Server) authorize(ctx context.Context, hello tunnel.Hello, peer *x509.C
 	refuse := func(reason string) (tunnel.HelloAck, error) {
 		s.metrics.sessionsRejected.Inc()
 		return tunnel.HelloAck{}, errors.New(reason)
+	}
+	if s.standing.regained() != nil {
+		return refuse(s.leaseLostMessage())
 	}
 	if peer == nil {
 		return refuse("no client certificate: run `agent join` to get one, then `agent run`")

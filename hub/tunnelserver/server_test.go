@@ -38,6 +38,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
@@ -70,6 +71,15 @@ func startServer(t *testing.T) string {
 // and address filled in) and returns its address.
 func startServerWith(t *testing.T, opts Options) string {
 	t.Helper()
+	addr, _ := startServerOn(t, opts, env.Client)
+	return addr
+}
+
+// startServerOn is startServerWith with direct as the server's uncached
+// client; it also returns the server.
+func startServerOn(t *testing.T, opts Options, direct client.Client) (string, *Server) {
+	t.Helper()
+	var srv *Server
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -81,7 +91,8 @@ func startServerWith(t *testing.T, opts Options) string {
 		if opts.ReplicaName == "" {
 			opts.ReplicaName = "test"
 		}
-		srv, err := New(opts, mgr.GetClient(), env.Client, mgr.GetCache(), prometheus.NewRegistry(), mgr.GetEventRecorder("tunnel"), ctrl.Log.WithName("tunnel"))
+		var err error
+		srv, err = New(opts, mgr.GetClient(), direct, mgr.GetCache(), prometheus.NewRegistry(), mgr.GetEventRecorder("tunnel"), ctrl.Log.WithName("tunnel"))
 		if err != nil {
 			return err
 		}
@@ -94,7 +105,7 @@ func startServerWith(t *testing.T, opts Options) string {
 		}
 		return c.Close()
 	})
-	return addr
+	return addr, srv
 }
 
 // joinMember joins a member the way `agent join` does and returns its TLS identity.

@@ -156,27 +156,42 @@ func (s *Server) serveSession(ctx context.Context, ss *tunnel.ServerSession) {
 }
 
 // sessionEnded records the end of a member's session when disconnectAfter
-// says so, waiting out the grace first.
+// says so, waiting out the grace, or the replica's lost standing, first.
 func (s *Server) sessionEnded(ctx context.Context, ms *memberSession, reason string, err error) {
 	stopping := func() bool { return s.life != nil && s.life.Err() != nil }
-	end := SessionEnd{Reason: reason, Stopping: stopping()}
-	v := disconnectAfter(end, s.opts.DisconnectGrace)
-	if v.Wait > 0 {
-		ms.log.V(1).Info("agent session ended; waiting for the agent to reconnect", "reason", reason, "error", errString(err), "grace", v.Wait)
-		t := time.NewTimer(v.Wait)
-		var done <-chan struct{}
-		if s.life != nil {
-			done = s.life.Done()
+	var done <-chan struct{}
+	if s.life != nil {
+		done = s.life.Done()
+	}
+	ended := time.Now()
+	end := SessionEnd{Reason: reason}
+	var v EndVerdict
+	for {
+		end.Stopping = stopping()
+		end.StandingLost = s.standing.regained() != nil
+		end.Reconnected = end.Waited > 0 && s.Connected(ms.name)
+		v = disconnectAfter(end, s.opts.DisconnectGrace)
+		if v.Wait == 0 && !v.WaitForStanding {
+			break
+		}
+		var wake <-chan time.Time
+		var t *time.Timer
+		if v.Wait > 0 {
+			ms.log.V(1).Info("agent session ended; waiting for the agent to reconnect", "reason", reason, "error", errString(err), "grace", v.Wait)
+			t = time.NewTimer(v.Wait)
+			wake = t.C
+		} else {
+			ms.log.V(1).Info("agent session ended while this replica cannot renew its Lease; deciding once it can", "reason", reason)
 		}
 		select {
-		case <-t.C:
+		case <-wake:
+		case <-s.standing.regained(): // nil (blocks) while the replica stands
 		case <-done:
+		}
+		if t != nil {
 			t.Stop()
 		}
-		end.Waited += v.Wait
-		end.Stopping = stopping()
-		end.Reconnected = s.Connected(ms.name)
-		v = disconnectAfter(end, s.opts.DisconnectGrace)
+		end.Waited = max(time.Since(ended), time.Nanosecond)
 	}
 	switch {
 	case v.Write:
