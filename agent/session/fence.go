@@ -68,8 +68,50 @@ func (r *Runner) exchanged(sent time.Time) {
 	}
 }
 
+// restoredWork is a fenced Work the agent knows only from its record: it
+// restarted and has had no session since, so the hub has not sent the Work.
+type restoredWork struct {
+	fencing *placementv1beta1.FencingPolicy
+	fenced  bool
+}
+
+// restoredExchange is when a restarted agent counts its fencing leases from:
+// the exchange the previous process saved on the member, if it is earlier than
+// this process's start, else the start. saved is a wall-clock time; the
+// result is on now's clock (monotonic), now - (wall now - saved), so that a
+// wall-clock step after the restart changes nothing. A saved time after now
+// (a clock stepped back) is not trusted: the start counts.
+func restoredExchange(startedAt, saved, now time.Time) time.Time {
+	if saved.IsZero() {
+		return startedAt
+	}
+	ago := now.Round(0).Sub(saved)
+	if ago < 0 {
+		return startedAt
+	}
+	if t := now.Add(-ago); t.Before(startedAt) {
+		return t
+	}
+	return startedAt
+}
+
+// exchangeDue says whether the last exchange should be saved on the member:
+// only while the agent holds fenced Works (minLease is the shortest of their
+// leases, 0 with none), and once it is a quarter of that lease newer than the
+// one saved. A saved time is never later than the real last exchange, so a
+// restarted agent fences at most a quarter of the lease early, never late.
+func exchangeDue(last, saved time.Time, minLease time.Duration) bool {
+	if minLease <= 0 {
+		return false
+	}
+	return last.Round(0).Sub(saved) >= minLease/4
+}
+
 // fenceLoop checks every FenceCheckInterval whether fenced Works are due and
-// stops their workloads.
+// stops their workloads. Until it has, it reads the records of the Works the
+// member holds and the exchange a previous agent process saved (restore), so
+// that an agent restarted while cut off fences too, counting from that
+// exchange; and while it holds fenced Works it saves the last exchange.
 func (r *Runner) fenceLoop(ctx context.Context) {
 	t := time.NewTicker(r.opts.FenceCheckInterval)
 	defer t.Stop()
@@ -79,8 +121,87 @@ func (r *Runner) fenceLoop(ctx context.Context) {
 			return
 		case <-t.C:
 		}
+		r.restore(ctx)
 		r.fenceDue(ctx, time.Now())
+		r.saveExchange(ctx)
 	}
+}
+
+// restore reads, once, the records of the Works the member holds and the
+// exchange saved by an earlier agent process, unless a session's inventory
+// has already taken over (inventoryOf). A failure is retried at the next
+// check.
+func (r *Runner) restore(ctx context.Context) {
+	r.mu.Lock()
+	done := r.restoreDone
+	r.mu.Unlock()
+	if done {
+		return
+	}
+	records, err := r.opts.Applier.Inventory(ctx)
+	if err != nil {
+		r.log.V(1).Info("Cannot read the Work records yet to count fencing leases across a restart; retrying", "error", err.Error())
+		return
+	}
+	saved, err := r.opts.Applier.LastExchange(ctx)
+	if err != nil {
+		r.log.V(1).Info("Cannot read the last exchange with the hub yet; retrying", "error", err.Error())
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.restoreDone {
+		return
+	}
+	r.restoreDone = true
+	restored := map[string]*restoredWork{}
+	for _, rec := range records {
+		if rec.Hash == "" || rec.Work == nil || rec.Work.Spec.Fencing == nil || r.works[rec.WorkName] != nil {
+			continue
+		}
+		restored[rec.WorkName] = &restoredWork{fencing: rec.Work.Spec.Fencing.DeepCopy()}
+	}
+	r.restored = restored
+	r.savedExchange = saved
+	if r.lastExchange.Equal(r.startedAt) {
+		r.lastExchange = restoredExchange(r.startedAt, saved, time.Now())
+	}
+	if len(restored) > 0 {
+		r.log.Info("Holding fenced Works from before the agent started; counting their leases from the last exchange with the hub",
+			"works", len(restored), "lastExchange", r.lastExchange.Round(0), "saved", !saved.IsZero())
+	}
+}
+
+// saveExchange saves the last exchange on the member when exchangeDue says so.
+func (r *Runner) saveExchange(ctx context.Context) {
+	r.mu.Lock()
+	var minLease time.Duration
+	for _, st := range r.works {
+		if st.work != nil && st.work.Spec.Fencing != nil && (minLease == 0 || st.work.Spec.Fencing.Lease() < minLease) {
+			minLease = st.work.Spec.Fencing.Lease()
+		}
+	}
+	for _, rw := range r.restored {
+		if minLease == 0 || rw.fencing.Lease() < minLease {
+			minLease = rw.fencing.Lease()
+		}
+	}
+	last, saved := r.lastExchange, r.savedExchange
+	r.mu.Unlock()
+	if !exchangeDue(last, saved, minLease) {
+		return
+	}
+	if err := r.opts.Applier.SaveLastExchange(ctx, last.Round(0)); err != nil {
+		if ctx.Err() == nil {
+			r.log.V(1).Info("Failed to save the last exchange with the hub; retrying", "error", err.Error())
+		}
+		return
+	}
+	r.mu.Lock()
+	if last.After(r.savedExchange) {
+		r.savedExchange = last.Round(0)
+	}
+	r.mu.Unlock()
 }
 
 // fenceDue fences the Works due at now (dueForFencing). A Work fenced is
@@ -90,12 +211,17 @@ func (r *Runner) fenceLoop(ctx context.Context) {
 func (r *Runner) fenceDue(ctx context.Context, now time.Time) {
 	r.mu.Lock()
 	last := r.lastExchange
-	candidates := make([]fenceCandidate, 0, len(r.works))
+	candidates := make([]fenceCandidate, 0, len(r.works)+len(r.restored))
 	for name, st := range r.works {
 		if st.work == nil || st.appliedHash == "" {
 			continue
 		}
 		candidates = append(candidates, fenceCandidate{name: name, fencing: st.work.Spec.Fencing, fenced: st.fenced})
+	}
+	for name, rw := range r.restored {
+		if r.works[name] == nil {
+			candidates = append(candidates, fenceCandidate{name: name, fencing: rw.fencing, fenced: rw.fenced})
+		}
 	}
 	r.mu.Unlock()
 	for _, c := range dueForFencing(candidates, last, now) {
@@ -115,6 +241,9 @@ func (r *Runner) fenceDue(ctx context.Context, now time.Time) {
 			"stopped", len(fenced.Stopped), "left", len(fenced.Left))
 		r.opts.Metrics.workFenced(string(action))
 		r.mu.Lock()
+		if rw := r.restored[c.name]; rw != nil && r.works[c.name] == nil {
+			rw.fenced = true
+		}
 		if st := r.works[c.name]; st != nil {
 			st.fenced = true
 			st.complete = false

@@ -19,6 +19,7 @@ package session_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sync/atomic"
 	"testing"
@@ -148,4 +149,117 @@ func TestACutOffAgentFencesItsWorkloadsAndTheHubsWorkRestoresThem(t *testing.T) 
 		t.Fatal(err)
 	}
 	sessiontest.Eventually(t, wait, deploymentReplicas("fenced", 2))
+}
+
+// startRunner runs an agent session Runner over applier that dials dial, until
+// the returned stop is called (or the test ends).
+func startRunner(t *testing.T, applier *apply.Applier, dial func(context.Context) (*tunnel.ClientSession, error)) (stop func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(testContext(t))
+	r, err := session.New(session.Options{Applier: applier, RecheckInterval: 300 * time.Millisecond,
+		RetryInitialInterval: 200 * time.Millisecond, FenceCheckInterval: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		done <- r.Run(ctx, dial, tunnel.ReconnectOptions{InitialInterval: 100 * time.Millisecond, MaxInterval: 300 * time.Millisecond})
+	}()
+	var once atomic.Bool
+	stop = func() {
+		if once.CompareAndSwap(false, true) {
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("the agent stopped with %v", err)
+			}
+		}
+	}
+	t.Cleanup(stop)
+	return stop
+}
+
+// An agent that restarts while cut off from the hub still fences the Works it
+// held, and counts their lease from the last exchange its previous process
+// saved on the member, not from its own start: a restarted agent (a crash
+// loop, a rescheduled Pod) never keeps a fenced copy running past the lease.
+// Back with a hub, it lists the Work without a hash and does not resume it,
+// so the copy stays stopped until the hub sends the Work again.
+func TestAnAgentRestartedWhileCutOffFencesFromTheLastSavedExchange(t *testing.T) {
+	t.Cleanup(func() { deleteObject(t, "deployments", "fenced-restart") })
+	const lease = time.Minute
+	records := fmt.Sprintf("records-%d", time.Now().UnixNano())
+	applier, err := apply.New(env.Config, apply.Options{Namespace: records})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var current atomic.Pointer[sessiontest.Hub]
+	dial := func(ctx context.Context) (*tunnel.ClientSession, error) {
+		h := current.Load()
+		if h == nil {
+			return nil, errors.New("no hub")
+		}
+		return tunnel.Dial(ctx, tunnel.DialOptions{Address: h.Addr, TLSConfig: h.ClientTLSConfig(t, memberName),
+			ClientOptions: tunnel.ClientOptions{Hello: tunnel.Hello{ClusterName: memberName, AgentVersion: "v0.0.0-test"}}})
+	}
+	first := sessiontest.Start(t, sessiontest.Options{HeartbeatPeriod: 500 * time.Millisecond})
+	current.Store(first)
+	stopFirst := startRunner(t, applier, dial)
+	s1 := first.NextSession(t, wait)
+	work := fencedDeploymentWork(t, "fenced-restart", int32(lease/time.Second))
+	hash, err := s1.Upsert(work)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sessiontest.Eventually(t, wait, deploymentReplicas("fenced-restart", 2))
+	sessiontest.Eventually(t, wait, reportedWith(s1, "fenced-restart", hash, placementv1beta1.ConditionApplied, metav1.ConditionTrue))
+	// The agent saves its exchanges while it holds a fenced Work.
+	sessiontest.Eventually(t, wait, func() error {
+		saved, err := applier.LastExchange(context.Background())
+		if err != nil || saved.IsZero() {
+			return fmt.Errorf("no exchange saved on the member yet (err: %w)", err)
+		}
+		return nil
+	})
+
+	// The hub goes, then the agent stops; the next agent process finds no hub.
+	// Its predecessor's last exchange is made an hour old, as if it had been
+	// crash-looping since: counting from its own start it would wait a minute.
+	current.Store(nil)
+	first.Stop()
+	stopFirst()
+	if err := applier.SaveLastExchange(context.Background(), time.Now().Add(-time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	restarted := time.Now()
+	startRunner(t, applier, dial)
+	sessiontest.Eventually(t, lease/3, deploymentReplicas("fenced-restart", 0))
+	t.Logf("the restarted agent fenced %s after it started (lease %s)", time.Since(restarted).Round(time.Millisecond), lease)
+
+	// A hub again: the Work is listed without a hash and stays fenced until
+	// the hub sends it.
+	second := sessiontest.Start(t, sessiontest.Options{HeartbeatPeriod: 500 * time.Millisecond})
+	current.Store(second)
+	s2 := second.NextSession(t, wait)
+	listed := false
+	for _, item := range s2.Inventory.Items {
+		if item.Name == "fenced-restart" {
+			listed = true
+			if item.Hash != "" {
+				t.Errorf("the Work fenced from its record is listed with hash %q: the hub would not send it again", item.Hash)
+			}
+		}
+	}
+	if !listed {
+		t.Errorf("the inventory %+v does not list the fenced Work", s2.Inventory.Items)
+	}
+	if err := s2.SyncDone(); err != nil {
+		t.Fatal(err)
+	}
+	if err := deploymentReplicas("fenced-restart", 0)(); err != nil {
+		t.Errorf("after the agent reconnected, before the hub sent the Work: %v", err)
+	}
+	if _, err := s2.Upsert(work); err != nil {
+		t.Fatal(err)
+	}
+	sessiontest.Eventually(t, wait, deploymentReplicas("fenced-restart", 2))
 }

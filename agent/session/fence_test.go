@@ -88,3 +88,54 @@ func TestDueForFencing(t *testing.T) {
 		})
 	}
 }
+
+func TestRestoredExchange(t *testing.T) {
+	start := time.Now() // carries a monotonic reading, as Run's start does
+	tests := []struct {
+		name    string
+		saved   time.Duration // before start; 0: none saved
+		noSaved bool
+		want    time.Duration // before start
+	}{
+		{name: "nothing saved counts from the start", noSaved: true, want: 0},
+		{name: "an exchange saved before the start counts from it", saved: 40 * time.Second, want: 40 * time.Second},
+		{name: "an exchange saved an hour before counts from it", saved: time.Hour, want: time.Hour},
+		{name: "a saved time after now (a clock stepped back) counts from the start", saved: -time.Minute, want: 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var saved time.Time
+			if !tt.noSaved {
+				saved = start.Round(0).Add(-tt.saved)
+			}
+			got := restoredExchange(start, saved, start)
+			if diff := cmp.Diff(tt.want, start.Sub(got)); diff != "" {
+				t.Errorf("restoredExchange counts from this long before the start (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestExchangeDue(t *testing.T) {
+	saved := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name     string
+		last     time.Time
+		saved    time.Time
+		minLease time.Duration
+		want     bool
+	}{
+		{"without fenced Works nothing is saved", saved.Add(time.Hour), saved, 0, false},
+		{"an exchange less than a quarter lease newer is not saved", saved.Add(14 * time.Second), saved, time.Minute, false},
+		{"an exchange a quarter lease newer is saved", saved.Add(15 * time.Second), saved, time.Minute, true},
+		{"the shortest lease sets the pace", saved.Add(3 * time.Second), saved, 10 * time.Second, true},
+		{"nothing saved yet saves at once", saved, time.Time{}, time.Minute, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := exchangeDue(tt.last, tt.saved, tt.minLease); got != tt.want {
+				t.Errorf("exchangeDue = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}

@@ -67,6 +67,11 @@ type Applier interface {
 	// Fence stops the workloads of the named Work as action says, touching
 	// only what the Work applied.
 	Fence(ctx context.Context, workName string, action placementv1beta1.FencingAction) (apply.Fenced, error)
+	// SaveLastExchange records on the member when the agent sent the last
+	// heartbeat the hub acknowledged; LastExchange reads it back (zero when
+	// there is none).
+	SaveLastExchange(ctx context.Context, sentAt time.Time) error
+	LastExchange(ctx context.Context) (time.Time, error)
 }
 
 var _ Applier = (*apply.Applier)(nil)

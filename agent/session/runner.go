@@ -61,6 +61,16 @@ type Runner struct {
 	// acknowledged, on the monotonic clock; Run's start until then. Fenced
 	// Works count their lease from it (fence.go).
 	lastExchange time.Time
+	// startedAt is when Run started: lastExchange until the first exchange.
+	startedAt time.Time
+	// restored are the fenced Works the agent knows only from their records
+	// (it restarted and has had no session since), by name; restoreDone is
+	// set once the records and the saved exchange were read, or a session's
+	// inventory made that moot (fence.go).
+	restored    map[string]*restoredWork
+	restoreDone bool
+	// savedExchange is the exchange time last saved on the member.
+	savedExchange time.Time
 
 	// sendMu serialises status reports, so that the last one sent for a Work
 	// is its newest status.
@@ -97,6 +107,7 @@ func (r *Runner) Run(ctx context.Context, dial DialFunc, reconnect tunnel.Reconn
 	r.running.Store(true)
 	r.mu.Lock()
 	r.lastExchange = time.Now()
+	r.startedAt = r.lastExchange
 	r.mu.Unlock()
 
 	var wg sync.WaitGroup

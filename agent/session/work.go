@@ -149,7 +149,8 @@ func (r *Runner) inventory(ctx context.Context, c *conn) (tunnel.WorkInventory, 
 //     not send it again, and resumed: queued to be applied from the record's
 //     Work, which, unchanged, is only re-evaluated (watches, drift, status).
 //   - Any other Work (an apply that did not finish, a record that keeps no
-//     Work) is listed without a hash: the hub sends it again.
+//     Work, a Work fenced from its record while the agent had no session
+//     since it started) is listed without a hash: the hub sends it again.
 //
 // Both sides hash the same thing: the hub's WorkUpsert hash and the record's
 // are workhash.Of the Work's spec.
@@ -159,10 +160,17 @@ func (r *Runner) inventoryOf(records []apply.Record) (tunnel.WorkInventory, []st
 	r.records = make(map[string]apply.Record, len(records))
 	inv := tunnel.WorkInventory{Items: make([]tunnel.WorkRef, 0, len(records))}
 	var resumed []string
+	restored := r.restored
+	// From now on the hub decides about every Work (fence.go).
+	r.restored, r.restoreDone = nil, true
 	for _, rec := range records {
 		ref := tunnel.WorkRef{Name: rec.WorkName}
 		st := r.works[rec.WorkName]
 		switch {
+		case restored[rec.WorkName] != nil && restored[rec.WorkName].fenced:
+			// Fenced from its record: listed without a hash, so that the hub
+			// sends it again if it still places it there, and not resumed,
+			// which would undo the fencing before the hub decided.
 		case st != nil && st.appliedHash != "" && st.work != nil && !st.fenced:
 			ref.Hash = st.appliedHash
 			ref.Namespace = st.work.Namespace
