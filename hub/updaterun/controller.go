@@ -149,6 +149,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (_ ct
 		pipeline.Phase[scope]{Name: "load the bindings", Run: r.loadBindings},
 		pipeline.Phase[scope]{Name: "initialize", Run: r.initialize},
 		pipeline.Phase[scope]{Name: "honour spec.state", Run: r.checkStopped},
+		pipeline.Phase[scope]{Name: "take in clusters that joined", Run: r.takeInJoiners},
 		pipeline.Phase[scope]{Name: "update the stages", Run: r.updateStages},
 	); err != nil {
 		return ctrl.Result{}, err

@@ -78,6 +78,12 @@ limitations under the License.
 // rollback do not wait for a window. A window the hub cannot read keeps the run
 // from initializing (InvalidStrategy, naming the field).
 //
+// Clusters that join the placement during the run are taken in
+// (joiners.go: placeJoiners has the rules): into the stage they match if the
+// run has not finished it, else into the stage the run is in, so that they get
+// the run's snapshot now; those no stage matches join unselectedClusters.
+// Clusters that leave are dropped from their stage. Neither fails the run.
+//
 // Setting spec.state to Stop stops the run: it moves no further binding and
 // completes no further stage (Progressing=False, Stopped); Run resumes it.
 //
@@ -94,7 +100,7 @@ limitations under the License.
 // as is the annotation placement.flotilla.io/failed-analysis on a resource
 // snapshot a rollback marks (a merge patch of that one key).
 //
-// Events mark the run's transitions (Initialized, StageStarted,
+// Events mark the run's transitions (Initialized, StageStarted, ClusterJoinedRun,
 // OutsideMaintenanceWindow, ApprovalRequested,
 // StageApproved, StageSucceeded, AnalysisRoundFailed, AnalysisPassed,
 // AnalysisFailed, ResourceSnapshotMarkedFailed, NotRolledBack, RolledBack,

@@ -106,6 +106,10 @@ const (
 	ReasonClusterUnscheduled = "ClusterUnscheduled"
 )
 
+// EventClusterJoinedRun is the reason of the Event a run records when it
+// takes in a cluster that joined its placement during the run.
+const EventClusterJoinedRun = "ClusterJoinedRun"
+
 // Started reports, per cluster, whether the run has moved the cluster's binding to
 // the run's resource snapshot.
 const (

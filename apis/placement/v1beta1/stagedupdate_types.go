@@ -410,8 +410,9 @@ type StagedUpdateRunStatus struct {
 	// +optional
 	StagesStatus []StageUpdatingStatus `json:"stagesStatus,omitempty"`
 
-	// UnselectedClusters are the placement's clusters that no stage matches: the
-	// run does not update them.
+	// UnselectedClusters are the placement's clusters that no stage matches
+	// (also those that joined the placement during the run): the run does not
+	// update them.
 	// +optional
 	UnselectedClusters []string `json:"unselectedClusters,omitempty"`
 
@@ -494,12 +495,31 @@ type ClusterUpdatingStatus struct {
 	// +optional
 	EndTime *metav1.Time `json:"endTime,omitempty"`
 
+	// Joined is set for a cluster that joined the placement after the run was
+	// initialized and that the run took in.
+	// +optional
+	Joined *ClusterJoinedRun `json:"joined,omitempty"`
+
 	// Conditions describe the cluster: Started and Succeeded, and RolledBack
 	// once a rollback moves it back.
 	// +listType=map
 	// +listMapKey=type
 	// +optional
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// ClusterJoinedRun says when and how a run took in a cluster that joined the
+// placement during the run.
+type ClusterJoinedRun struct {
+	// Time is when the run took the cluster in.
+	// +required
+	Time metav1.Time `json:"time"`
+
+	// MatchedStage is the stage the cluster's labels match, when the run had
+	// already finished that stage: the cluster then updates in the stage the
+	// run was in. Empty when it updates in the stage it matches.
+	// +optional
+	MatchedStage string `json:"matchedStage,omitempty"`
 }
 
 // AfterStageTaskStatus is the progress of one after-stage task.
