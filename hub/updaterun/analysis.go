@@ -18,6 +18,8 @@ package updaterun
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -473,4 +475,22 @@ func (c *checkCache) forget(run string) {
 
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " | ")), " ")
+}
+
+// retryRequested decides whether a failed analysis runs again, and returns the
+// token to record for it. The rule: only an analysis that paused the run
+// (onFailure Pause; a rollback has already moved the clusters back and ended
+// the run) runs again, and only when the run's retry-analysis annotation is
+// set to a value other than the one that last restarted it. The value is
+// recorded as a hash, so any value fits the status.
+func retryRequested(annotation string, st *placementv1beta1.AnalysisStatus, rollback bool) (string, bool) {
+	if annotation == "" || rollback {
+		return "", false
+	}
+	sum := sha256.Sum256([]byte(annotation))
+	token := hex.EncodeToString(sum[:8])
+	if st != nil && st.Retried == token {
+		return "", false
+	}
+	return token, true
 }

@@ -21,6 +21,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -28,6 +29,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
 	"github.com/flotilla-io/flotilla/pkg/conditions"
@@ -276,10 +278,22 @@ func TestCanaryFailingAnalysisIsRolledBackAndProdIsNeverTouched(t *testing.T) {
 }
 
 // With onFailure Pause, a failing analysis stops the run where it is: the canary
-// keeps the run's snapshot, prod is not started, and the run says why.
-func TestFailingAnalysisWithPauseStopsTheRun(t *testing.T) {
+// keeps the run's snapshot, prod is not started, and the run says why. A user
+// runs the analysis again with the retry-analysis annotation, once per value:
+// while the canary still reports too many replicas it pauses the run again;
+// once the canary recovers, it passes and the run goes on to prod.
+func TestFailingAnalysisWithPauseStopsTheRunUntilARetryPasses(t *testing.T) {
+	var recovered atomic.Bool
 	agents := newMemberAgents()
-	agents.feedback = replicasFeedback
+	agents.feedback = func(w *placementv1beta1.Work) []placementv1beta1.ManifestCondition {
+		mcs := replicasFeedback(w)
+		if recovered.Load() {
+			for i := range mcs {
+				mcs[i].Feedback = []placementv1beta1.FeedbackValue{{Name: "replicas", Value: "2"}}
+			}
+		}
+		return mcs
+	}
 	startHub(t, agents)
 	testenv.ReadyMember(t, env.Client, "q-1", map[string]string{"suite": "q", "stage": "canary"})
 	testenv.ReadyMember(t, env.Client, "q-2", map[string]string{"suite": "q", "stage": "prod"})
@@ -303,6 +317,64 @@ func TestFailingAnalysisWithPauseStopsTheRun(t *testing.T) {
 		}
 		return nil
 	})
+
+	// A retry while the canary still reports 5 replicas fails again.
+	retry := func(value string) {
+		t.Helper()
+		run := getRun(t, "upd-q-0")
+		if run.Annotations == nil {
+			run.Annotations = map[string]string{}
+		}
+		run.Annotations[placementv1beta1.AnnotationRetryAnalysis] = value
+		if err := env.Client.Update(context.Background(), run); err != nil {
+			t.Fatal(err)
+		}
+	}
+	first := analysisStatus(getRun(t, "upd-q-0"), "canary").Analysis.LastRoundTime
+	retry("1")
+	testenv.Eventually(t, 30*time.Second, func() error {
+		ts := analysisStatus(getRun(t, "upd-q-0"), "canary")
+		if ts.Analysis == nil || ts.Analysis.Retried == "" || ts.Analysis.Rounds != 1 || ts.Analysis.Failures != 1 || !ts.Analysis.LastRoundTime.After(first.Time) {
+			return fmt.Errorf("the analysis did not run again and fail: %+v", ts.Analysis)
+		}
+		return nil
+	})
+	waitForRunCondition(t, "upd-q-0", placementv1beta1.ConditionUpdateRunProgressing, metav1.ConditionFalse, placementv1beta1.ReasonUpdateRunAnalysisPaused)
+	testenv.Eventually(t, 10*time.Second, func() error { return hasEvent("upd-q-0", placementv1beta1.EventAnalysisRetried) })
+	if err := colorsAre("upd-q", map[string]string{"q-2": ""})(); err != nil {
+		t.Fatal(err)
+	}
+
+	// The same value again does nothing; once the canary recovers, a new value
+	// runs the analysis again, it passes, and prod follows.
+	recovered.Store(true)
+	pokeWorks(t, "q-1") // the agent reports its (recovered) feedback again
+	testenv.Eventually(t, 30*time.Second, func() error {
+		for _, pcs := range placementStatuses(t, "upd-q") {
+			for _, f := range pcs.Feedback {
+				for _, v := range f.Values {
+					if pcs.ClusterName == "q-1" && v.Name == "replicas" && v.Value == "2" {
+						return nil
+					}
+				}
+			}
+		}
+		return fmt.Errorf("the placement does not show q-1's recovered feedback yet")
+	})
+	testenv.Consistently(t, 3*time.Second, func() error {
+		if err := colorsAre("upd-q", map[string]string{"q-2": ""})(); err != nil {
+			return err
+		}
+		if ts := analysisStatus(getRun(t, "upd-q-0"), "canary"); ts.Analysis == nil || ts.Analysis.Rounds != 1 {
+			return fmt.Errorf("the analysis ran again without a new retry value: %+v", ts.Analysis)
+		}
+		return nil
+	})
+	retry("2")
+	waitForRunCondition(t, "upd-q-0", placementv1beta1.ConditionUpdateRunSucceeded, metav1.ConditionTrue, placementv1beta1.ReasonUpdateRunSucceeded)
+	if err := colorsAre("upd-q", map[string]string{"q-1": "red", "q-2": "red"})(); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // A check that does not compile keeps the run from starting, with a message
@@ -324,4 +396,35 @@ func TestACheckThatDoesNotCompileKeepsTheRunFromStarting(t *testing.T) {
 	if err := colorsAre("upd-x", map[string]string{"x-1": ""})(); err != nil {
 		t.Error(err)
 	}
+}
+
+// pokeWorks touches the Works of a cluster, so that the test agents report on
+// them again.
+func pokeWorks(t *testing.T, cluster string) {
+	t.Helper()
+	works := &placementv1beta1.WorkList{}
+	if err := env.Client.List(context.Background(), works, client.InNamespace("flotilla-member-"+cluster)); err != nil {
+		t.Fatal(err)
+	}
+	for i := range works.Items {
+		w := &works.Items[i]
+		patch := client.MergeFrom(w.DeepCopy())
+		if w.Annotations == nil {
+			w.Annotations = map[string]string{}
+		}
+		w.Annotations["test.flotilla.io/poke"] = time.Now().String()
+		if err := env.Client.Patch(context.Background(), w, patch); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// placementStatuses returns the placement's per-cluster statuses.
+func placementStatuses(t *testing.T, name string) []placementv1beta1.PerClusterPlacementStatus {
+	t.Helper()
+	crp := &placementv1beta1.ClusterResourcePlacement{}
+	if err := env.Client.Get(context.Background(), types.NamespacedName{Name: name}, crp); err != nil {
+		t.Fatal(err)
+	}
+	return crp.Status.PlacementStatuses
 }

@@ -295,3 +295,31 @@ func TestACheckThatLoopsTooMuchIsStoppedByTheCostLimit(t *testing.T) {
 		t.Errorf("result = %+v, want a failure to evaluate", got[0])
 	}
 }
+
+func TestRetryRequested(t *testing.T) {
+	token, _ := retryRequested("1", nil, false)
+	tests := []struct {
+		name       string
+		annotation string
+		status     *placementv1beta1.AnalysisStatus
+		rollback   bool
+		want       bool
+	}{
+		{"no annotation, no retry", "", &placementv1beta1.AnalysisStatus{}, false, false},
+		{"a new value retries a paused analysis", "1", &placementv1beta1.AnalysisStatus{Failures: 1}, false, true},
+		{"the value that last restarted it does not retry again", "1", &placementv1beta1.AnalysisStatus{Retried: token}, false, false},
+		{"another value retries again", "2", &placementv1beta1.AnalysisStatus{Retried: token}, false, true},
+		{"a rolled-back run is never retried", "1", &placementv1beta1.AnalysisStatus{}, true, false},
+		{"an analysis without status retries", "1", nil, false, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, got := retryRequested(tt.annotation, tt.status, tt.rollback); got != tt.want {
+				t.Errorf("retryRequested = %v, want %v", got, tt.want)
+			}
+		})
+	}
+	if long, _ := retryRequested(strings.Repeat("x", 100000), nil, false); len(long) != 16 {
+		t.Errorf("the token of a long value is %d characters, want 16", len(long))
+	}
+}

@@ -27,6 +27,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -260,7 +261,15 @@ func (r *Reconciler) analysisTask(ctx context.Context, s *scope, stage int, st *
 	case verdict != nil && verdict.Status == metav1.ConditionTrue:
 		return nil, nil, nil
 	case verdict != nil && verdict.Status == metav1.ConditionFalse:
-		return nil, &analysisFailure{rollback: spec != nil && spec.OnFailure == placementv1beta1.AnalysisFailureRollback, message: verdict.Message}, nil
+		rollback := spec != nil && spec.OnFailure == placementv1beta1.AnalysisFailureRollback
+		token, retry := retryRequested(s.run.Annotations[placementv1beta1.AnnotationRetryAnalysis], ts.Analysis, rollback)
+		if !retry {
+			return nil, &analysisFailure{rollback: rollback, message: verdict.Message}, nil
+		}
+		ts.Analysis = &placementv1beta1.AnalysisStatus{Retried: token}
+		meta.RemoveStatusCondition(&ts.Conditions, placementv1beta1.ConditionAnalysisPassed)
+		s.announce(corev1.EventTypeNormal, placementv1beta1.EventAnalysisRetried, "stage %s: the analysis runs again from its first round (annotation %s); it had failed: %s",
+			st.StageName, placementv1beta1.AnnotationRetryAnalysis, verdict.Message)
 	case spec == nil:
 		// The API requires an analysis; initialization checked it.
 		c := analysisFailedCondition(ts.Analysis, "the Analysis task has no analysis")

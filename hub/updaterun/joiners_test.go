@@ -41,8 +41,12 @@ func TestPlaceJoiners(t *testing.T) {
 		}
 		return st
 	}
-	canary := func(name string) memberCluster { return memberCluster{name: name, labels: map[string]string{"stage": "canary"}} }
-	prod := func(name string) memberCluster { return memberCluster{name: name, labels: map[string]string{"stage": "prod"}} }
+	canary := func(name string) memberCluster {
+		return memberCluster{name: name, labels: map[string]string{"stage": "canary"}}
+	}
+	prod := func(name string) memberCluster {
+		return memberCluster{name: name, labels: map[string]string{"stage": "prod"}}
+	}
 	tests := []struct {
 		name       string
 		stages     []placementv1beta1.StageUpdatingStatus

@@ -24,6 +24,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	ctrlevent "sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -92,7 +93,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	}
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("updaterun").
-		For(&placementv1beta1.ClusterStagedUpdateRun{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		For(&placementv1beta1.ClusterStagedUpdateRun{}, builder.WithPredicates(predicate.Or[client.Object](predicate.GenerationChangedPredicate{}, retryAnnotationChanged()))).
 		Watches(&placementv1beta1.ClusterStagedUpdateRun{}, waitingForThisRun).
 		Watches(&placementv1beta1.ClusterResourcePlacement{}, byPlacementName, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Watches(&placementv1beta1.ClusterResourceSnapshot{}, byPlacementLabel).
@@ -122,4 +123,20 @@ func unfinishedRuns(ctx context.Context, c client.Reader, placement string, keep
 		reqs = append(reqs, reconcile.Request{NamespacedName: types.NamespacedName{Name: run.Name}})
 	}
 	return reqs
+}
+
+// retryAnnotationChanged passes a run whose retry-analysis annotation changed.
+func retryAnnotationChanged() predicate.Predicate {
+	return predicate.Funcs{
+		CreateFunc:  func(ctrlevent.CreateEvent) bool { return false },
+		DeleteFunc:  func(ctrlevent.DeleteEvent) bool { return false },
+		GenericFunc: func(ctrlevent.GenericEvent) bool { return false },
+		UpdateFunc: func(e ctrlevent.UpdateEvent) bool {
+			if e.ObjectOld == nil || e.ObjectNew == nil {
+				return false
+			}
+			key := placementv1beta1.AnnotationRetryAnalysis
+			return e.ObjectOld.GetAnnotations()[key] != e.ObjectNew.GetAnnotations()[key]
+		},
+	}
 }

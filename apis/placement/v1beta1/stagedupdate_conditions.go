@@ -110,6 +110,10 @@ const (
 // takes in a cluster that joined its placement during the run.
 const EventClusterJoinedRun = "ClusterJoinedRun"
 
+// EventAnalysisRetried is the reason of the Event a run records when a user's
+// placement.flotilla.io/retry-analysis annotation restarts a failed analysis.
+const EventAnalysisRetried = "AnalysisRetried"
+
 // Started reports, per cluster, whether the run has moved the cluster's binding to
 // the run's resource snapshot.
 const (

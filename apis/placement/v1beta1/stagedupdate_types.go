@@ -574,6 +574,13 @@ type AnalysisStatus struct {
 	// +kubebuilder:validation:MaxLength=1024
 	// +optional
 	LastFailure string `json:"lastFailure,omitempty"`
+
+	// Retried identifies (a hash of) the value of the run's
+	// placement.flotilla.io/retry-analysis annotation that last restarted this
+	// analysis after it failed; a new value restarts it again.
+	// +kubebuilder:validation:MaxLength=64
+	// +optional
+	Retried string `json:"retried,omitempty"`
 }
 
 // ClusterStagedUpdateRunList is a list of ClusterStagedUpdateRuns.

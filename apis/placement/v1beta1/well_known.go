@@ -75,6 +75,12 @@ const (
 	// scheduler otherwise keeps placements where they are, e.g. after a failover).
 	AnnotationRebalance = "placement.flotilla.io/rebalance"
 
+	// AnnotationRetryAnalysis, set (or changed) by a user on a staged update run
+	// paused by a failed analysis (onFailure Pause), runs that analysis again
+	// from its first round, once per new value; the run records the value it
+	// acted on (hashed) in the analysis's status.retried.
+	AnnotationRetryAnalysis = "placement.flotilla.io/retry-analysis"
+
 	// AnnotationRebalanced records, on the scheduling policy snapshot, the value of
 	// AnnotationRebalance the scheduler last acted on.
 	AnnotationRebalanced = "placement.flotilla.io/rebalanced"
