@@ -156,7 +156,7 @@ func TestEveryWriterWritesOnlyItsFields(t *testing.T) {
 	}
 
 	// Placements: a rolling one that upsyncs and keeps one old snapshot, a
-	// ResourcePlacement (PickN), one the agent reports unavailable, and one
+	// ResourcePlacement (PickN, with a state hand-off rule), one the agent reports unavailable, and one
 	// rolled out by a staged update run.
 	affinity := &placementv1beta1.Affinity{ClusterAffinity: &placementv1beta1.ClusterAffinity{RequiredDuringSchedulingIgnoredDuringExecution: onFleet}}
 	pickAll := func() *placementv1beta1.PlacementPolicy {
@@ -172,6 +172,10 @@ func TestEveryWriterWritesOnlyItsFields(t *testing.T) {
 	testenv.Create(t, user, &placementv1beta1.ResourcePlacement{ObjectMeta: metav1.ObjectMeta{Namespace: "own-rp", Name: "own-rp"}, Spec: placementv1beta1.PlacementSpec{
 		ResourceSelectors: []placementv1beta1.ResourceSelector{{Version: "v1", Kind: "ConfigMap", Name: "settings"}},
 		Policy:            &placementv1beta1.PlacementPolicy{PlacementType: placementv1beta1.PickN, NumberOfClusters: ptr.To[int32](3), Affinity: affinity},
+		// State hand-off: the scheduler freezes the values onto the bindings.
+		StatusFeedback: []placementv1beta1.StatusFeedbackRule{{Version: "v1", Kind: "ConfigMap", JSONPaths: []placementv1beta1.JSONPathRule{{Name: "k", Path: ".data.k"}}}},
+		StateHandOff: []placementv1beta1.StateHandOffRule{{Name: "k", Feedback: placementv1beta1.HandOffFeedback{
+			Version: "v1", Kind: "ConfigMap", Namespace: "own-rp", Name: "settings", JSONPathName: "k"}}},
 	}})
 	testenv.Create(t, user, &placementv1beta1.ClusterResourcePlacement{ObjectMeta: metav1.ObjectMeta{Name: unavailablePlacement}, Spec: placementv1beta1.PlacementSpec{
 		ResourceSelectors: []placementv1beta1.ResourceSelector{{Version: "v1", Kind: "Namespace", Name: unavailablePlacement}},

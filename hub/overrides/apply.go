@@ -172,10 +172,11 @@ type Result struct {
 }
 
 // Apply applies the overrides (in the order given; see Sort) to one manifest (JSON)
-// for cluster mc. An override applies when it selects the manifest; each of its
+// for target t (a binding's cluster and hand-off values). An override applies when it selects the manifest; each of its
 // rules applies when it selects the cluster. The first failure is returned as an
 // *Error.
-func Apply(manifest []byte, overrides []Override, mc *clusterv1beta1.MemberCluster) (Result, error) {
+func Apply(manifest []byte, overrides []Override, t Target) (Result, error) {
+	mc := t.Cluster
 	obj := &unstructured.Unstructured{}
 	if err := obj.UnmarshalJSON(manifest); err != nil {
 		return Result{}, fmt.Errorf("failed to read manifest: %w", err)
@@ -200,7 +201,7 @@ func Apply(manifest []byte, overrides []Override, mc *clusterv1beta1.MemberClust
 			if rule.OverrideType == placementv1beta1.DeleteOverrideType {
 				return Result{Deleted: true, Applied: append(res.Applied, o.Snapshot)}, nil
 			}
-			out, perr := applyPatches(res.Object, rule.JSONPatchOverrides, mc)
+			out, perr := applyPatches(res.Object, rule.JSONPatchOverrides, t)
 			if perr != nil {
 				perr.Override, perr.Rule, perr.Object = o.Snapshot, r+1, describe(obj)
 				return Result{}, perr
@@ -216,11 +217,11 @@ func Apply(manifest []byte, overrides []Override, mc *clusterv1beta1.MemberClust
 
 // applyPatches applies one rule's JSON patch operations, each on its own so that
 // a failure names its path.
-func applyPatches(doc []byte, patches []placementv1beta1.JSONPatchOverride, mc *clusterv1beta1.MemberCluster) ([]byte, *Error) {
+func applyPatches(doc []byte, patches []placementv1beta1.JSONPatchOverride, t Target) ([]byte, *Error) {
 	for _, p := range patches {
 		op := map[string]any{"op": string(p.Operator), "path": p.Path}
 		if p.Value != nil && p.Operator != placementv1beta1.JSONPatchOverrideOpRemove {
-			v, err := substituteJSON(p.Value.Raw, mc)
+			v, err := substituteJSON(p.Value.Raw, t)
 			if err != nil {
 				return nil, &Error{Path: p.Path, Err: err}
 			}

@@ -75,6 +75,7 @@ func TestApply(t *testing.T) {
 		name        string
 		overrides   []Override
 		cluster     *clusterv1beta1.MemberCluster
+		handOff     []placementv1beta1.HandOffValue
 		wantData    map[string]string
 		wantLabels  map[string]string
 		wantDeleted bool
@@ -148,6 +149,26 @@ func TestApply(t *testing.T) {
 			cluster:   dev, wantErr: `does not report property "gpus"`,
 		},
 		{
+			name:      "a hand-off variable is the value frozen on the binding",
+			overrides: []Override{ro("ro-0", patchRule(nil, op("add", "/data/resume", `"from ${PLACEMENT-HANDOFF-ckpt}"`)))},
+			cluster:   eu, handOff: []placementv1beta1.HandOffValue{{Name: "ckpt", Value: "ckpt-7", Cluster: "member-1"}},
+			wantData: map[string]string{"a": "1", "resume": "from ckpt-7"}, wantLabels: map[string]string{"app.kubernetes.io/name": "web"},
+			wantApplied: []string{"app/ro-0"},
+		},
+		{
+			name:      "a hand-off variable frozen before any cluster reported is empty",
+			overrides: []Override{ro("ro-0", patchRule(nil, op("add", "/data/resume", `"${PLACEMENT-HANDOFF-ckpt}"`)))},
+			cluster:   dev, handOff: []placementv1beta1.HandOffValue{{Name: "ckpt"}},
+			wantData: map[string]string{"a": "1", "resume": ""}, wantLabels: map[string]string{"app.kubernetes.io/name": "web"},
+			wantApplied: []string{"app/ro-0"},
+		},
+		{
+			name:      "a hand-off variable the binding does not carry is an error naming it",
+			overrides: []Override{ro("ro-0", patchRule(nil, op("add", "/data/resume", `"${PLACEMENT-HANDOFF-epoch}"`)))},
+			cluster:   dev, handOff: []placementv1beta1.HandOffValue{{Name: "ckpt"}},
+			wantErr: `variable ${PLACEMENT-HANDOFF-epoch}: the binding to member-1 carries no hand-off value "epoch"`,
+		},
+		{
 			name:      "a path that does not exist is an error with override, rule and path",
 			overrides: []Override{ro("ro-0", patchRule(nil, op("add", "/data/b", `"2"`)), patchRule(nil, op("replace", "/spec/replicas", `3`)))},
 			cluster:   dev, wantErr: "override app/ro-0 rule 2 path /spec/replicas on ConfigMap app/cm: ",
@@ -155,7 +176,7 @@ func TestApply(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := Apply([]byte(configMap), tt.overrides, tt.cluster)
+			got, err := Apply([]byte(configMap), tt.overrides, Target{Cluster: tt.cluster, HandOff: tt.handOff})
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("Apply() error = %v, want one containing %q", err, tt.wantErr)
@@ -190,7 +211,7 @@ func TestApply(t *testing.T) {
 
 func TestSubstituteJSONEscapes(t *testing.T) {
 	mc := member("m", map[string]string{"quote": `a"b\c`})
-	got, err := substituteJSON([]byte(`{"v":"${MEMBER-CLUSTER-LABEL-KEY-quote}"}`), mc)
+	got, err := substituteJSON([]byte(`{"v":"${MEMBER-CLUSTER-LABEL-KEY-quote}"}`), Target{Cluster: mc})
 	if err != nil {
 		t.Fatal(err)
 	}

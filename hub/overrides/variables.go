@@ -23,6 +23,7 @@ import (
 	"strings"
 
 	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
+	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
 	"github.com/flotilla-io/flotilla/hub/scheduler/framework"
 )
 
@@ -38,17 +39,32 @@ const (
 	// reported property, or a resource property such as
 	// resources.flotilla.io/available-cpu).
 	VariablePropertyPrefix = "${MEMBER-CLUSTER-PROPERTY-"
+	// VariableHandOffPrefix, followed by the name of a spec.stateHandOff rule of
+	// the placement and "}", is replaced by the value of that rule frozen on
+	// the binding when the hub created it (spec.handOff): the value the
+	// cluster the placement left reported last, or empty when none had.
+	VariableHandOffPrefix = "${PLACEMENT-HANDOFF-"
 )
 
-// variable matches a ${MEMBER-CLUSTER-...} reference; other ${...} text (a shell
-// script in a ConfigMap, say) is left alone.
-var variable = regexp.MustCompile(`\$\{MEMBER-CLUSTER-[^}]*\}`)
+// Target is what the variables of an override are resolved for: a binding's
+// cluster and the hand-off values frozen on the binding.
+type Target struct {
+	// Cluster is the member cluster.
+	Cluster *clusterv1beta1.MemberCluster
+	// HandOff are the binding's spec.handOff values.
+	HandOff []placementv1beta1.HandOffValue
+}
 
-// substitute replaces the variables in s for cluster mc.
-func substitute(s string, mc *clusterv1beta1.MemberCluster) (string, error) {
+// variable matches a ${MEMBER-CLUSTER-...} or ${PLACEMENT-HANDOFF-...}
+// reference; other ${...} text (a shell script in a ConfigMap, say) is left
+// alone.
+var variable = regexp.MustCompile(`\$\{(MEMBER-CLUSTER|PLACEMENT-HANDOFF)-[^}]*\}`)
+
+// substitute replaces the variables in s for target t.
+func substitute(s string, t Target) (string, error) {
 	var firstErr error
 	out := variable.ReplaceAllStringFunc(s, func(v string) string {
-		val, err := resolve(v, mc)
+		val, err := resolve(v, t)
 		if err != nil && firstErr == nil {
 			firstErr = err
 		}
@@ -58,8 +74,17 @@ func substitute(s string, mc *clusterv1beta1.MemberCluster) (string, error) {
 }
 
 // resolve returns the value of one variable reference.
-func resolve(v string, mc *clusterv1beta1.MemberCluster) (string, error) {
+func resolve(v string, t Target) (string, error) {
+	mc := t.Cluster
 	switch {
+	case strings.HasPrefix(v, VariableHandOffPrefix):
+		name := strings.TrimSuffix(strings.TrimPrefix(v, VariableHandOffPrefix), "}")
+		for _, h := range t.HandOff {
+			if h.Name == name {
+				return h.Value, nil
+			}
+		}
+		return "", fmt.Errorf("variable %s: the binding to %s carries no hand-off value %q: the placement has no stateHandOff rule of that name, or the binding was created before the rule was added (values are frozen when a binding is created)", v, mc.Name, name)
 	case v == VariableClusterName:
 		return mc.Name, nil
 	case strings.HasPrefix(v, VariableLabelPrefix):
@@ -77,12 +102,12 @@ func resolve(v string, mc *clusterv1beta1.MemberCluster) (string, error) {
 		}
 		return q.String(), nil
 	}
-	return "", fmt.Errorf("unknown variable %s (known: %s, %s<key>}, %s<name>})", v, VariableClusterName, VariableLabelPrefix, VariablePropertyPrefix)
+	return "", fmt.Errorf("unknown variable %s (known: %s, %s<key>}, %s<name>}, %s<name>})", v, VariableClusterName, VariableLabelPrefix, VariablePropertyPrefix, VariableHandOffPrefix)
 }
 
 // substituteJSON replaces the variables in every string (keys and values) of a
 // JSON value; the result is valid JSON whatever the substituted text holds.
-func substituteJSON(raw []byte, mc *clusterv1beta1.MemberCluster) ([]byte, error) {
+func substituteJSON(raw []byte, t Target) ([]byte, error) {
 	if !variable.Match(raw) {
 		return raw, nil
 	}
@@ -90,20 +115,20 @@ func substituteJSON(raw []byte, mc *clusterv1beta1.MemberCluster) ([]byte, error
 	if err := json.Unmarshal(raw, &v); err != nil {
 		return nil, fmt.Errorf("value is not JSON: %w", err)
 	}
-	v, err := substituteValue(v, mc)
+	v, err := substituteValue(v, t)
 	if err != nil {
 		return nil, err
 	}
 	return json.Marshal(v)
 }
 
-func substituteValue(v any, mc *clusterv1beta1.MemberCluster) (any, error) {
+func substituteValue(v any, target Target) (any, error) {
 	switch t := v.(type) {
 	case string:
-		return substitute(t, mc)
+		return substitute(t, target)
 	case []any:
 		for i := range t {
-			s, err := substituteValue(t[i], mc)
+			s, err := substituteValue(t[i], target)
 			if err != nil {
 				return nil, err
 			}
@@ -113,11 +138,11 @@ func substituteValue(v any, mc *clusterv1beta1.MemberCluster) (any, error) {
 	case map[string]any:
 		out := make(map[string]any, len(t))
 		for k, e := range t {
-			nk, err := substitute(k, mc)
+			nk, err := substitute(k, target)
 			if err != nil {
 				return nil, err
 			}
-			ne, err := substituteValue(e, mc)
+			ne, err := substituteValue(e, target)
 			if err != nil {
 				return nil, err
 			}

@@ -25,6 +25,7 @@ import (
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	kerrors "k8s.io/apimachinery/pkg/util/errors"
@@ -83,6 +84,9 @@ type scope struct {
 	// key and placement are the placement being reconciled (set by Reconcile).
 	key       pipeline.PlacementKey
 	placement placementv1beta1.PlacementObj
+	// now is when the reconcile started: the time a state hand-off value the
+	// status takes is stamped with (set by Reconcile).
+	now metav1.Time
 	// selected are the hub objects the selectors pick (set by selectResources,
 	// less those an earlier placement places, by resolveConflicts).
 	selected []*unstructured.Unstructured
@@ -121,7 +125,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (_ ct
 			return ctrl.Result{}, err
 		}
 	}
-	s := &scope{key: key, placement: crp}
+	s := &scope{key: key, placement: crp, now: metav1.Now()}
 	before := crp.DeepCopyObject().(placementv1beta1.PlacementObj)
 	defer func() {
 		if s.cacheBehind {

@@ -28,6 +28,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+	"github.com/flotilla-io/flotilla/hub/handoff"
 	"github.com/flotilla-io/flotilla/hub/pipeline"
 	"github.com/flotilla-io/flotilla/hub/readiness"
 	"github.com/flotilla-io/flotilla/pkg/conditions"
@@ -162,6 +163,9 @@ func computeStatus(s *scope, bindings []placementv1beta1.BindingObj, indexOf map
 		}
 	}
 	st.PlacementStatuses = statuses
+	// Every binding, not only the active ones: a binding being removed still
+	// reports, and what it reported last is what its replacement is given.
+	st.HandOff = handoff.Keep(spec.StateHandOff, st.HandOff, bindings, s.now)
 
 	// Placement-level stages summarise the clusters.
 	for _, stage := range stages {

@@ -34,6 +34,7 @@ import (
 
 	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+	"github.com/flotilla-io/flotilla/hub/handoff"
 	"github.com/flotilla-io/flotilla/hub/pipeline"
 	"github.com/flotilla-io/flotilla/hub/scheduler/fleet"
 	"github.com/flotilla-io/flotilla/hub/scheduler/framework"
@@ -461,6 +462,8 @@ func (r *Reconciler) createBinding(ctx context.Context, s *scope, group string, 
 		}
 		b.SetLabels(labels)
 		*b.GetBindingSpec() = *c.spec.DeepCopy()
+		// State hand-off: the values known now, frozen for the binding's life.
+		b.GetBindingSpec().HandOff = handoff.Freeze(s.placement.GetPlacementSpec().StateHandOff, s.placement.GetPlacementStatus().HandOff)
 		if err := controllerutil.SetControllerReference(s.placement, b, r.Scheme); err != nil {
 			return nil, err
 		}

@@ -82,7 +82,7 @@ func (r *Reconciler) render(ctx context.Context, b placementv1beta1.BindingObj, 
 	for _, raw := range raws {
 		obj := raw
 		if len(ovs) > 0 {
-			res, err := overrides.Apply(raw, ovs, mc)
+			res, err := overrides.Apply(raw, ovs, overrides.Target{Cluster: mc, HandOff: spec.HandOff})
 			if err != nil {
 				var oe *overrides.Error
 				if errors.As(err, &oe) {

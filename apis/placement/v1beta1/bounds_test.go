@@ -73,11 +73,23 @@ func TestPlacementBounds(t *testing.T) {
 			}
 		})
 	}
+	handOff := func(n int) placementv1beta1.PlacementSpec {
+		s := spec(pickN(1))
+		s.StatusFeedback = []placementv1beta1.StatusFeedbackRule{{Kind: "ConfigMap",
+			JSONPaths: []placementv1beta1.JSONPathRule{{Name: "checkpoint", Path: ".data.checkpoint"}}}}
+		for i := range n {
+			s.StateHandOff = append(s.StateHandOff, placementv1beta1.StateHandOffRule{Name: fmt.Sprintf("value-%d", i),
+				Feedback: placementv1beta1.HandOffFeedback{Kind: "ConfigMap", Name: "state", JSONPathName: "checkpoint"}})
+		}
+		return s
+	}
 	tests := []struct {
 		name        string
 		spec        placementv1beta1.PlacementSpec
 		wantRefusal string
 	}{
+		{name: "10 state hand-off rules are accepted", spec: handOff(10)},
+		{name: "11 state hand-off rules are refused", spec: handOff(11), wantRefusal: "spec.stateHandOff: Too many: 11: must have at most 10 items"},
 		{name: "numberOfClusters 10000 is accepted", spec: spec(pickN(10000))},
 		{name: "numberOfClusters 10001 is refused", spec: spec(pickN(10001)),
 			wantRefusal: "spec.policy.numberOfClusters: Invalid value: 10001: spec.policy.numberOfClusters in body should be less than or equal to 10000"},

@@ -108,6 +108,17 @@ type ResourceBindingSpec struct {
 	// placement.
 	// +optional
 	ApplyStrategy *ApplyStrategy `json:"applyStrategy,omitempty"`
+
+	// HandOff are the placement's state hand-off values as the hub knew them
+	// when it created the binding, one per stateHandOff rule (empty values
+	// when no cluster had reported one). They never change afterwards, so the
+	// copy on this cluster is not rewritten each time it reports a new value.
+	// The cluster's overrides read them as ${PLACEMENT-HANDOFF-<name>}.
+	// +kubebuilder:validation:MaxItems=10
+	// +listType=map
+	// +listMapKey=name
+	// +optional
+	HandOff []HandOffValue `json:"handOff,omitempty"`
 }
 
 // ResourceBindingStatus is the observed state of a ClusterResourceBinding or a

@@ -674,6 +674,53 @@ func TestPlacementValidation(t *testing.T) {
 			wantRefusal: "spec.statusFeedback[0].jsonPaths: Required value",
 		},
 		{
+			name: "a state hand-off rule naming a status feedback value of a PickN placement is accepted",
+			spec: func() placementv1beta1.PlacementSpec {
+				s := spec(pickN(1))
+				s.StatusFeedback = []placementv1beta1.StatusFeedbackRule{{Kind: "ConfigMap",
+					JSONPaths: []placementv1beta1.JSONPathRule{{Name: "checkpoint", Path: ".data.checkpoint"}}}}
+				s.StateHandOff = []placementv1beta1.StateHandOffRule{{Name: "ckpt", Feedback: placementv1beta1.HandOffFeedback{
+					Kind: "ConfigMap", Namespace: "app", Name: "state", JSONPathName: "checkpoint"}}}
+				return s
+			}(),
+		},
+		{
+			name: "a state hand-off rule on a PickAll placement is refused, since nothing replaces a cluster there",
+			spec: func() placementv1beta1.PlacementSpec {
+				s := spec(nil)
+				s.StatusFeedback = []placementv1beta1.StatusFeedbackRule{{Kind: "ConfigMap",
+					JSONPaths: []placementv1beta1.JSONPathRule{{Name: "checkpoint", Path: ".data.checkpoint"}}}}
+				s.StateHandOff = []placementv1beta1.StateHandOffRule{{Name: "ckpt", Feedback: placementv1beta1.HandOffFeedback{
+					Kind: "ConfigMap", Namespace: "app", Name: "state", JSONPathName: "checkpoint"}}}
+				return s
+			}(),
+			wantRefusal: "which only PickN placements do: set policy.placementType PickN",
+		},
+		{
+			name: "a state hand-off rule naming a path no status feedback rule of its kind has is refused",
+			spec: func() placementv1beta1.PlacementSpec {
+				s := spec(pickN(1))
+				s.StatusFeedback = []placementv1beta1.StatusFeedbackRule{{Group: "apps", Kind: "Deployment",
+					JSONPaths: []placementv1beta1.JSONPathRule{{Name: "checkpoint", Path: ".metadata.annotations.checkpoint"}}}}
+				s.StateHandOff = []placementv1beta1.StateHandOffRule{{Name: "ckpt", Feedback: placementv1beta1.HandOffFeedback{
+					Kind: "ConfigMap", Namespace: "app", Name: "state", JSONPathName: "checkpoint"}}}
+				return s
+			}(),
+			wantRefusal: "every stateHandOff rule must name, in feedback.jsonPathName, a jsonPaths entry of a statusFeedback rule of the same group and kind",
+		},
+		{
+			name: "a state hand-off rule whose name is not a DNS label is refused",
+			spec: func() placementv1beta1.PlacementSpec {
+				s := spec(pickN(1))
+				s.StatusFeedback = []placementv1beta1.StatusFeedbackRule{{Kind: "ConfigMap",
+					JSONPaths: []placementv1beta1.JSONPathRule{{Name: "checkpoint", Path: ".data.checkpoint"}}}}
+				s.StateHandOff = []placementv1beta1.StateHandOffRule{{Name: "Ckpt_1", Feedback: placementv1beta1.HandOffFeedback{
+					Kind: "ConfigMap", Name: "state", JSONPathName: "checkpoint"}}}
+				return s
+			}(),
+			wantRefusal: "spec.stateHandOff[0].name",
+		},
+		{
 			name: "reportBack Mirror on one fixed cluster is accepted",
 			spec: func() placementv1beta1.PlacementSpec {
 				s := spec(pickFixed("member-1"))

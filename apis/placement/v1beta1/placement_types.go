@@ -27,6 +27,8 @@ import (
 //
 // +kubebuilder:validation:XValidation:rule="(has(self.policy) && has(self.policy.placementType) ? self.policy.placementType : 'PickAll') == (has(oldSelf.policy) && has(oldSelf.policy.placementType) ? oldSelf.policy.placementType : 'PickAll')",message="placementType is immutable; create a new placement to change it",fieldPath=".policy.placementType"
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.policy) || !has(oldSelf.policy.tolerations) || (has(self.policy) && has(self.policy.tolerations) && oldSelf.policy.tolerations.all(t, t in self.policy.tolerations))",message="existing tolerations cannot be changed or removed, only new ones added; create a new placement to change or remove a toleration",fieldPath=".policy.tolerations"
+// +kubebuilder:validation:XValidation:rule="!has(self.stateHandOff) || size(self.stateHandOff) == 0 || (has(self.policy) && has(self.policy.placementType) && self.policy.placementType == 'PickN')",message="stateHandOff hands values from a cluster the placement leaves to the one the scheduler picks in its place, which only PickN placements do: set policy.placementType PickN",fieldPath=".stateHandOff"
+// +kubebuilder:validation:XValidation:rule="!has(self.stateHandOff) || self.stateHandOff.all(h, has(self.statusFeedback) && self.statusFeedback.exists(f, f.kind == h.feedback.kind && (has(f.group) && size(f.group) > 0 ? f.group : 'core') == (has(h.feedback.group) && size(h.feedback.group) > 0 ? h.feedback.group : 'core') && f.jsonPaths.exists(p, p.name == h.feedback.jsonPathName)))",message="every stateHandOff rule must name, in feedback.jsonPathName, a jsonPaths entry of a statusFeedback rule of the same group and kind",fieldPath=".stateHandOff"
 // +kubebuilder:validation:XValidation:rule="!has(self.reportBack) || (has(self.policy) && has(self.policy.placementType) && ((self.policy.placementType == 'PickFixed' && has(self.policy.clusterNames) && size(self.policy.clusterNames) == 1) || (self.policy.placementType == 'PickN' && has(self.policy.numberOfClusters) && self.policy.numberOfClusters == 1)))",message="reportBack Mirror needs a placement on exactly one cluster: placementType PickFixed with one clusterName, or PickN with numberOfClusters 1",fieldPath=".reportBack"
 type PlacementSpec struct {
 	// ResourceSelectors select the resources to place; a resource is placed if any
@@ -62,6 +64,17 @@ type PlacementSpec struct {
 	// +kubebuilder:validation:MaxItems=20
 	// +optional
 	StatusFeedback []StatusFeedbackRule `json:"statusFeedback,omitempty"`
+
+	// StateHandOff carries statusFeedback values from a cluster the placement
+	// leaves to the cluster that replaces it: the hub keeps the last value each
+	// rule names in status.handOff, freezes the values it knows onto every
+	// binding it creates, and the overrides of that binding's cluster read them
+	// as ${PLACEMENT-HANDOFF-<name>}. Only for PickN placements.
+	// +kubebuilder:validation:MaxItems=10
+	// +listType=map
+	// +listMapKey=name
+	// +optional
+	StateHandOff []StateHandOffRule `json:"stateHandOff,omitempty"`
 
 	// ReportBack Mirror copies the status of every placed object on the member
 	// cluster onto the same object on the hub (kinds with a status subresource),
@@ -153,6 +166,15 @@ type PlacementStatus struct {
 	// clusterName for every PickN slot that could not be filled.
 	// +optional
 	PlacementStatuses []PerClusterPlacementStatus `json:"placementStatuses,omitempty"`
+
+	// HandOff holds, per spec.stateHandOff rule, the last value a cluster
+	// reported for it. It outlives the cluster's binding: it is what a binding
+	// created for a new cluster is given.
+	// +kubebuilder:validation:MaxItems=10
+	// +listType=map
+	// +listMapKey=name
+	// +optional
+	HandOff []HandOffValue `json:"handOff,omitempty"`
 
 	// Conditions summarise the placement over all its clusters. Their types are the
 	// per-cluster types with a ClusterResourcePlacement (or ResourcePlacement) prefix,
