@@ -66,7 +66,11 @@ func runSuite(m *testing.M) int {
 		// (default 60s).
 		HubArgs: []string{"--default-toleration", "5s", "--work-cleanup-timeout", "60s",
 			// A replica that dies is noticed within 6s (faults_test.go).
-			"--replica-lease-duration", "6s"},
+			"--replica-lease-duration", "6s",
+			// A fenced placement moves 5s after its lease (default 45s, which
+			// covers pods' 30s termination grace; kwok's fake pods go at once):
+			// partition_test.go.
+			"--fencing-margin", "5s"},
 		// Agents reach the hub through the tunnel balancer, which the fault
 		// suite uses to cut and delay connections and to add a replica.
 		TunnelBalancer: true,

@@ -66,7 +66,7 @@ func newCommand() *cobra.Command {
 
 	var members, hubReplicas int
 	var labels, hubArgs []string
-	var hubAsMember, hubChart bool
+	var hubAsMember, hubChart, tunnelBalancer bool
 	up := &cobra.Command{
 		Use:   "up",
 		Short: "Create the hub and member clusters, install and start the hub",
@@ -76,7 +76,7 @@ func newCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			f, err := fleet.New(fleet.Options{Dir: dir, Members: members, MemberLabels: memberLabels, HubReplicas: hubReplicas, HubArgs: hubArgs, Provider: provider, HubAsMember: hubAsMember, HubFromChart: hubChart})
+			f, err := fleet.New(fleet.Options{Dir: dir, Members: members, MemberLabels: memberLabels, HubReplicas: hubReplicas, HubArgs: hubArgs, Provider: provider, HubAsMember: hubAsMember, HubFromChart: hubChart, TunnelBalancer: tunnelBalancer})
 			if err != nil {
 				return err
 			}
@@ -86,6 +86,7 @@ func newCommand() *cobra.Command {
 	up.Flags().IntVar(&members, "members", 3, "Number of member clusters (member-1..N)")
 	up.Flags().StringArrayVar(&labels, "labels", nil, "Labels of a member, as member-1=env=dev,zone=eu (repeatable)")
 	up.Flags().IntVar(&hubReplicas, "hub-replicas", 1, "Number of hub processes; with more than one, agents reach them through a TCP balancer")
+	up.Flags().BoolVar(&tunnelBalancer, "tunnel-balancer", false, "Put the TCP balancer in front of the hub even with one replica, so that `localfleet block MEMBER` can partition a member; kwok only")
 	up.Flags().StringArrayVar(&hubArgs, "hub-arg", nil, "An extra flag for every hub process, as --hub-arg=--member-certificate-lifetime=1m (repeatable)")
 	up.Flags().BoolVar(&hubAsMember, "hub-as-member", false, "Also join the hub cluster itself as member \"hub\" (agent join --hub-as-member), for compound placements; kwok only")
 	up.Flags().BoolVar(&hubChart, "hub-chart", false, "Install the hub with its Helm chart (charts/flotilla-hub) instead of manifests/hub; kind only")
@@ -146,7 +147,39 @@ func newCommand() *cobra.Command {
 			},
 		})
 	}
-	root.AddCommand(up, down, demo, agent, newBalanceCommand())
+	partition := func(verb, short string, do func(context.Context, balancer.Client, string) (string, error)) *cobra.Command {
+		return &cobra.Command{
+			Use:   verb + " MEMBER",
+			Short: short,
+			Args:  cobra.ExactArgs(1),
+			RunE: func(cmd *cobra.Command, args []string) error {
+				f, err := fleet.New(fleet.Options{Dir: dir})
+				if err != nil {
+					return err
+				}
+				lb, err := f.Balancer()
+				if err != nil {
+					return err
+				}
+				out, err := do(cmd.Context(), lb, args[0])
+				if err != nil {
+					return err
+				}
+				fmt.Println(out)
+				return nil
+			},
+		}
+	}
+	block := partition("block", "Partition a member from the hub at the tunnel balancer while its agent runs (fault tests)",
+		func(ctx context.Context, lb balancer.Client, m string) (string, error) {
+			n, err := lb.Block(ctx, m)
+			return fmt.Sprintf("%s blocked: %d connections reset, new ones held", m, n), err
+		})
+	unblock := partition("unblock", "End a member's partition: its agent reaches the hub again",
+		func(ctx context.Context, lb balancer.Client, m string) (string, error) {
+			return m + " unblocked", lb.Unblock(ctx, m)
+		})
+	root.AddCommand(up, down, demo, agent, block, unblock, newBalanceCommand())
 	return root
 }
 

@@ -24,6 +24,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/flotilla-io/flotilla/tools/localfleet/balancer"
 )
 
 // joinMember does what a user does: `hub token create` on the hub, then the
@@ -33,15 +35,24 @@ func (f *Fleet) joinMember(ctx context.Context, st *State, m Member) error {
 	if len(m.Labels) > 0 {
 		tokenArgs = append(tokenArgs, "--labels", formatLabels(m.Labels))
 	}
-	if err := f.join(ctx, m.Name, tokenArgs...); err != nil {
+	if err := f.join(ctx, st, m.Name, tokenArgs...); err != nil {
 		return err
 	}
 	return f.startAgent(ctx, st, m.Name)
 }
 
 // join runs `hub token create` for the member (with tokenArgs, such as --labels)
-// and the `agent join` command it prints.
-func (f *Fleet) join(ctx context.Context, member string, tokenArgs ...string) error {
+// and the `agent join` command it prints. Behind the tunnel balancer, the
+// member dials a listener of its own there, so that the balancer can partition
+// it alone (balancer.Client.Block).
+func (f *Fleet) join(ctx context.Context, st *State, member string, tokenArgs ...string) error {
+	if st.BalancerControlAddress != "" {
+		addr, err := balancer.Client{Address: st.BalancerControlAddress}.MemberAddress(ctx, member, "")
+		if err != nil {
+			return err
+		}
+		tokenArgs = append(tokenArgs, "--hub-address", addr)
+	}
 	args := append([]string{"token", "create", "--kubeconfig", f.HubServiceAccountKubeconfig(),
 		"--ttl", "1h", "--name", member, "--member-kubeconfig", f.MemberKubeconfig(member)}, tokenArgs...)
 	out, err := run(ctx, nil, f.hubBinary, args...)

@@ -48,7 +48,7 @@ func (f *Fleet) joinHubAsMember(ctx context.Context, st *State) error {
 	if st.HubAsMember {
 		return fmt.Errorf("the hub is already joined as member %s", HubMemberName)
 	}
-	if err := f.join(ctx, HubMemberName, "--hub-as-member"); err != nil {
+	if err := f.join(ctx, st, HubMemberName, "--hub-as-member"); err != nil {
 		return err
 	}
 	st.HubAsMember = true

@@ -100,7 +100,7 @@ func (f *Fleet) startBalancer(ctx context.Context, st *State) error {
 }
 
 // Balancer returns the client of the tunnel balancer's control endpoint
-// (cut, delay, backends), or an error if agents reach the hub directly.
+// (cut, delay, backends, block and unblock a member), or an error if agents reach the hub directly.
 func (f *Fleet) Balancer() (balancer.Client, error) {
 	st, err := f.loadState()
 	if err != nil {
