@@ -134,11 +134,11 @@ func TestZoneLossTrackerCountsMovesAndPingPong(t *testing.T) {
 	if len(tr.failedOverAt) != 3 || len(tr.failedBackAt) != 3 {
 		t.Fatalf("failed over %v, failed back %v: want all 3 each", tr.failedOverAt, tr.failedBackAt)
 	}
-	moves, pingPong, gaps := tr.movesSinceFailover()
+	moves, hops, pingPong, gaps := tr.movesSinceFailover()
 	if diff := cmp.Diff(map[string]int{"steady": 2, "flapping": 3, "gap": 2}, moves); diff != "" {
 		t.Errorf("moves (-want +got):\n%s", diff)
 	}
-	if pingPong != 1 || gaps != 1 {
-		t.Errorf("ping-pong %d, gaps %d: want 1 each (flapping; gap)", pingPong, gaps)
+	if hops != 0 || pingPong != 1 || gaps != 1 {
+		t.Errorf("failover hops %d, ping-pong %d, gaps %d: want 0, 1 (flapping), 1 (gap)", hops, pingPong, gaps)
 	}
 }

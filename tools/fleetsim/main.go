@@ -325,9 +325,13 @@ type zoneLossReport struct {
 	// placements); MovesMax is the most any placement had.
 	Moves    map[string]int `json:"moves,omitempty"`
 	MovesMax int            `json:"movesMax"`
-	// PingPong counts the placements that moved more than twice, or moved
-	// again after they were back (watched for the stabilization window plus
-	// 10s after the last came back).
+	// FailoverHops counts the placements bound more than once while the zone
+	// was lost (a replacement on a member of the zone the hub had not yet
+	// marked unreachable, then another).
+	FailoverHops int `json:"failoverHops"`
+	// PingPong counts the placements bound more than once after the restore,
+	// or moved again after they were back (watched for the stabilization
+	// window plus 10s after the last came back).
 	PingPong int `json:"pingPong"`
 	// NoCopyDuringFailback counts the placements seen with no cluster
 	// Available between the restore and being back (from the placement's
@@ -377,8 +381,8 @@ func (r *report) print(w io.Writer) {
 			moves = append(moves, fmt.Sprintf("%d placements %s", c, n))
 		}
 		sort.Strings(moves)
-		fmt.Fprintf(w, "    moves per placement: %s (max %d); ping-pong: %d; seen with no copy Available while failing back: %d\n",
-			strings.Join(moves, ", "), z.MovesMax, z.PingPong, z.NoCopyDuringFailback)
+		fmt.Fprintf(w, "    moves per placement: %s (max %d); failover hops: %d; ping-pong: %d; seen with no copy Available while failing back: %d\n",
+			strings.Join(moves, ", "), z.MovesMax, z.FailoverHops, z.PingPong, z.NoCopyDuringFailback)
 	}
 	if r.ResyncSeconds != nil {
 		fmt.Fprintf(w, "  hub restart → every member re-synced and every placement Available: %.1fs, %d Work sent again\n", *r.ResyncSeconds, *r.ResyncReapplies)

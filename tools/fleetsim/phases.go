@@ -326,26 +326,36 @@ func (t *tracker) waiting(done map[string]time.Time) string {
 }
 
 // movesSinceFailover returns, for each affected placement, the bindings
-// created for it since startFailover; pingPong counts the placements that
-// moved more than twice or moved again after being back; gaps counts those
-// seen Available on no cluster while failing back.
-func (t *tracker) movesSinceFailover() (moves map[string]int, pingPong, gaps int) {
+// created for it since startFailover; hops counts the placements bound more
+// than once before the restore (a failover onto a member that was lost too);
+// pingPong those bound more than once after the restore, or again once back;
+// gaps those seen Available on no cluster while failing back.
+func (t *tracker) movesSinceFailover() (moves map[string]int, hops, pingPong, gaps int) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	moves = map[string]int{}
 	for name := range t.affected {
 		ms := t.moves[name]
 		moves[name] = len(ms)
+		out := 0
+		for _, m := range ms {
+			if t.restoredAt.IsZero() || m.at.Before(t.restoredAt) {
+				out++
+			}
+		}
 		back, ok := t.failedBackAt[name]
 		again := ok && slices.ContainsFunc(ms, func(m move) bool { return m.at.After(back) })
-		if len(ms) > 2 || again {
+		if out > 1 {
+			hops++
+		}
+		if len(ms)-out > 1 || again {
 			pingPong++
 		}
 		if t.gap[name] {
 			gaps++
 		}
 	}
-	return moves, pingPong, gaps
+	return moves, hops, pingPong, gaps
 }
 
 // waitAvailable waits until every placement created is Available.
@@ -516,13 +526,13 @@ func (s *sim) zoneLossPhase(ctx context.Context) (*zoneLossReport, error) {
 	if err := sleep(ctx, s.o.failbackStabilization+10*time.Second); err != nil {
 		return r, err
 	}
-	moves, pingPong, gaps := s.tracker.movesSinceFailover()
+	moves, hops, pingPong, gaps := s.tracker.movesSinceFailover()
 	r.Moves = map[string]int{}
 	for _, n := range moves {
 		r.Moves[fmt.Sprint(n)]++
 		r.MovesMax = max(r.MovesMax, n)
 	}
-	r.PingPong, r.NoCopyDuringFailback = pingPong, gaps
+	r.FailoverHops, r.PingPong, r.NoCopyDuringFailback = hops, pingPong, gaps
 	return r, nil
 }
 
