@@ -21,6 +21,12 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
 )
 
 // Impossible combinations are refused with one line naming the flag.
@@ -37,6 +43,9 @@ func TestImpossibleFlagsAreRefused(t *testing.T) {
 		{[]string{"--duration", "1s"}, "--duration must be at least 10s"},
 		{[]string{"--members", "1", "--placements", "0", "--churn", "100"}, "--churn 100 a minute cuts each of the 1 members"},
 		{[]string{"--bad-members", "-1"}, "must not be negative"},
+		{[]string{"--zone-loss", "5", "--zones", "1"}, "--zone-loss needs --zones 2 or more"},
+		{[]string{"--zone-loss", "5", "--failback-stabilization", "1500ms"}, "--failback-stabilization must be whole seconds"},
+		{[]string{"--zone-loss", "5", "--failback-max-concurrent", "0"}, "--failback-max-concurrent must be from 1 to 1000"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			var out, errOut bytes.Buffer
@@ -73,3 +82,63 @@ func TestParseLabels(t *testing.T) {
 // placements, a bad member, a kill and a hub restart. It checks that every
 // figure is reported and that an idle fleet writes no MemberCluster; the
 // figures themselves are not judged.
+
+// The zone-loss tracker times failover and failback from the placements'
+// status and counts the bindings created for each: a placement that moves out
+// and back has 2 moves; one that moves again after it is back, or more than
+// twice, ping-pongs; one seen Available nowhere while failing back had a gap.
+func TestZoneLossTrackerCountsMovesAndPingPong(t *testing.T) {
+	tr := &tracker{createdAt: map[string]time.Time{}, want: map[string]int{}, availableAt: map[string]time.Time{},
+		state: map[string]placementState{}, failedBackAt: map[string]time.Time{}}
+	status := func(name string, available bool, clusters ...string) {
+		crp := &placementv1beta1.ClusterResourcePlacement{ObjectMeta: metav1.ObjectMeta{Name: name, Generation: 1}}
+		st := metav1.ConditionFalse
+		if available {
+			st = metav1.ConditionTrue
+		}
+		crp.Status.Conditions = []metav1.Condition{{Type: crp.PlacementConditionType(placementv1beta1.ConditionAvailable), Status: st, ObservedGeneration: 1}}
+		for _, c := range clusters {
+			crp.Status.PlacementStatuses = append(crp.Status.PlacementStatuses, placementv1beta1.PerClusterPlacementStatus{ClusterName: c,
+				Conditions: []metav1.Condition{{Type: placementv1beta1.ConditionAvailable, Status: st}}})
+		}
+		tr.observe(crp)
+	}
+	bind := func(name, cluster string) {
+		tr.bound(&placementv1beta1.ClusterResourceBinding{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{placementv1beta1.LabelPlacementName: name}},
+			Spec: placementv1beta1.ResourceBindingSpec{TargetCluster: cluster}})
+	}
+	for _, name := range []string{"steady", "flapping", "gap"} {
+		tr.created(name, 1)
+		status(name, true, "z0-a")
+	}
+	tr.created("elsewhere", 1)
+	status("elsewhere", true, "z1-a")
+
+	if got := tr.startFailover(map[string]bool{"z0-a": true}, nil); got != 3 {
+		t.Fatalf("startFailover affected %d placements, want 3 (elsewhere is not on the lost zone)", got)
+	}
+	for _, name := range []string{"steady", "flapping", "gap"} {
+		bind(name, "z1-b")
+		status(name, true, "z1-b")
+	}
+	tr.startFailback()
+	for _, name := range []string{"steady", "flapping", "gap"} {
+		bind(name, "z0-a")
+	}
+	status("gap", false, "z1-b", "z0-a")
+	for _, name := range []string{"steady", "flapping", "gap"} {
+		status(name, true, "z0-a")
+	}
+	bind("flapping", "z1-b")
+
+	if len(tr.failedOverAt) != 3 || len(tr.failedBackAt) != 3 {
+		t.Fatalf("failed over %v, failed back %v: want all 3 each", tr.failedOverAt, tr.failedBackAt)
+	}
+	moves, hops, pingPong, gaps := tr.movesSinceFailover()
+	if diff := cmp.Diff(map[string]int{"steady": 2, "flapping": 3, "gap": 2}, moves); diff != "" {
+		t.Errorf("moves (-want +got):\n%s", diff)
+	}
+	if hops != 0 || pingPong != 1 || gaps != 1 {
+		t.Errorf("failover hops %d, ping-pong %d, gaps %d: want 0, 1 (flapping), 1 (gap)", hops, pingPong, gaps)
+	}
+}

@@ -29,9 +29,12 @@ limitations under the License.
 // apiserver_request_total); then, when asked, bad members (garbage on an
 // established tunnel), churn (--churn cuts a minute, for --churn-window),
 // kills (--kill members holding PickN placements, lost for good: time until
-// those placements are Available elsewhere); and last a hub restart (time
-// until every member has re-synced and every placement is Available, counting
-// the Work the members were sent again).
+// those placements are Available elsewhere), a zone loss (--zone-loss
+// placements of one cluster preferring zone z0, with failback: every member of
+// z0 lost, then restored; failover and failback times, moves per placement,
+// ping-pong); and last a hub restart (time until every member has re-synced
+// and every placement is Available, counting the Work the members were sent
+// again).
 //
 // It reports numbers and never fails on them.
 //
@@ -78,6 +81,10 @@ const (
 	labelGroup = "fleetsim.flotilla.io/group"
 )
 
+// lostZone is the zone the zone-loss phase loses and restores; the zone-loss
+// placements prefer it.
+const lostZone = "z0"
+
 func main() {
 	ctrllog.SetLogger(logr.Discard())
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -91,6 +98,8 @@ func main() {
 
 type options struct {
 	members, placements, badMembers, kill int
+	zoneLoss, failbackMaxConcurrent       int
+	failbackStabilization                 time.Duration
 	churn                                 float64
 	duration, warmup, churnWindow         time.Duration
 	settleTimeout                         time.Duration
@@ -104,7 +113,8 @@ type options struct {
 
 func defaultOptions() options {
 	return options{members: 100, placements: 20, duration: 3 * time.Minute, warmup: 30 * time.Second, churnWindow: time.Minute,
-		settleTimeout: 15 * time.Minute, pickN: 3, zones: 4, groupSize: 10, restart: true, joinWorkers: 16, dialWorkers: 32}
+		settleTimeout: 15 * time.Minute, pickN: 3, zones: 4, groupSize: 10, restart: true, joinWorkers: 16, dialWorkers: 32,
+		failbackStabilization: 5 * time.Second, failbackMaxConcurrent: 10}
 }
 
 func newCommand(stdout, stderr io.Writer) *cobra.Command {
@@ -144,6 +154,9 @@ func newCommand(stdout, stderr io.Writer) *cobra.Command {
 	f.Float64Var(&o.churn, "churn", o.churn, "Members cut (no goodbye) and reconnected 3s later, per minute, during --churn-window after the steady window; 0 skips.")
 	f.DurationVar(&o.churnWindow, "churn-window", o.churnWindow, "How long the churn phase lasts.")
 	f.IntVar(&o.kill, "kill", o.kill, "Members holding PickN placements lost for good after the steady window (failover is timed); 0 skips.")
+	f.IntVar(&o.zoneLoss, "zone-loss", o.zoneLoss, "Extra PickN placements of one cluster preferring zone "+lostZone+" (clusterPreferences, failback); after the kills every member of "+lostZone+" is lost, then restored, and their failover and failback are timed; 0 skips.")
+	f.DurationVar(&o.failbackStabilization, "failback-stabilization", o.failbackStabilization, "The zone-loss placements' failback.stabilizationSeconds.")
+	f.IntVar(&o.failbackMaxConcurrent, "failback-max-concurrent", o.failbackMaxConcurrent, "The zone-loss placements' failback.maxConcurrent.")
 	f.IntVar(&o.badMembers, "bad-members", o.badMembers, "Extra members that send garbage on their established tunnel; each must be closed without disturbing the others.")
 	f.BoolVar(&o.restart, "restart", o.restart, "Restart the hub at the end and time the re-sync.")
 	f.IntVar(&o.pickN, "pick-n", o.pickN, "Clusters each PickN placement picks.")
@@ -181,6 +194,14 @@ func (o options) validate() error {
 		return fmt.Errorf("--kill %d needs PickN placements to fail over: use --placements 2 or more (odd ones are PickN)", o.kill)
 	case o.kill > 0 && o.members-o.kill < o.pickN:
 		return fmt.Errorf("--kill %d leaves %d members, fewer than --pick-n %d: the PickN placements could not fail over", o.kill, o.members-o.kill, o.pickN)
+	case o.zoneLoss < 0:
+		return fmt.Errorf("--zone-loss must not be negative, got %d", o.zoneLoss)
+	case o.zoneLoss > 0 && o.zones < 2:
+		return fmt.Errorf("--zone-loss needs --zones 2 or more: the placements fail over to another zone")
+	case o.zoneLoss > 0 && (o.failbackStabilization < time.Second || o.failbackStabilization > 24*time.Hour || o.failbackStabilization%time.Second != 0):
+		return fmt.Errorf("--failback-stabilization must be whole seconds from 1s to 24h, got %s", o.failbackStabilization)
+	case o.zoneLoss > 0 && (o.failbackMaxConcurrent < 1 || o.failbackMaxConcurrent > 1000):
+		return fmt.Errorf("--failback-max-concurrent must be from 1 to 1000, got %d", o.failbackMaxConcurrent)
 	case o.churn > float64(o.members)*60:
 		return fmt.Errorf("--churn %.0f a minute cuts each of the %d members more than once a second", o.churn, o.members)
 	case !validEnv(o.hubEnv):
@@ -200,10 +221,12 @@ func validEnv(env []string) bool {
 	return true
 }
 
-// quantiles are p50 and p99 in seconds (nearest rank).
+// quantiles are p50, p90, p99 and the largest, in seconds (nearest rank).
 type quantiles struct {
 	P50   float64 `json:"p50"`
+	P90   float64 `json:"p90"`
 	P99   float64 `json:"p99"`
+	Max   float64 `json:"max"`
 	Count int     `json:"count"`
 }
 
@@ -216,7 +239,7 @@ func quantilesOf(ds []time.Duration) *quantiles {
 		i := int(p*float64(len(ds))+0.999999) - 1
 		return ds[min(max(i, 0), len(ds)-1)].Seconds()
 	}
-	return &quantiles{P50: round(at(0.5)), P99: round(at(0.99)), Count: len(ds)}
+	return &quantiles{P50: round(at(0.5)), P90: round(at(0.9)), P99: round(at(0.99)), Max: round(at(1)), Count: len(ds)}
 }
 
 func round(f float64) float64 { return float64(int64(f*1000+0.5)) / 1000 }
@@ -262,6 +285,8 @@ type report struct {
 	// Churn (with --churn): members cut a minute, and the MemberCluster
 	// writes a minute it caused.
 	Churn *churnReport `json:"churn,omitempty"`
+	// ZoneLoss (with --zone-loss): a zone lost and restored.
+	ZoneLoss *zoneLossReport `json:"zoneLoss,omitempty"`
 	// BadMembers (with --bad-members): how many the hub closed, and how many
 	// sessions of other members dropped meanwhile.
 	BadMembers *badReport `json:"badMembers,omitempty"`
@@ -276,6 +301,42 @@ type churnReport struct {
 	CutsPerMinute                float64 `json:"cutsPerMinute"`
 	Cuts                         int     `json:"cuts"`
 	MemberClusterWritesPerMinute float64 `json:"memberClusterWritesPerMinute"`
+}
+
+// zoneLossReport is the zone-loss phase: every member of Zone lost, then
+// restored, and the placements that prefer it.
+type zoneLossReport struct {
+	Zone string `json:"zone"`
+	// Members is how many members were lost and restored.
+	Members int `json:"members"`
+	// Placements is how many placements were on the zone when it was lost.
+	Placements int `json:"placements"`
+	// StabilizationSeconds and MaxConcurrent are the placements' failback policy.
+	StabilizationSeconds int `json:"stabilizationSeconds"`
+	MaxConcurrent        int `json:"maxConcurrent"`
+	// FailoverSeconds: from losing the zone to each placement Available on a
+	// member of another zone.
+	FailoverSeconds *quantiles `json:"failoverSeconds,omitempty"`
+	// FailbackSeconds: from restoring the zone to each placement Available on
+	// a member of the zone alone again.
+	FailbackSeconds *quantiles `json:"failbackSeconds,omitempty"`
+	// Moves counts the placements by how many bindings were created for them
+	// over the phase ("2": 100 is one move out and one back for 100
+	// placements); MovesMax is the most any placement had.
+	Moves    map[string]int `json:"moves,omitempty"`
+	MovesMax int            `json:"movesMax"`
+	// FailoverHops counts the placements bound more than once while the zone
+	// was lost (a replacement on a member of the zone the hub had not yet
+	// marked unreachable, then another).
+	FailoverHops int `json:"failoverHops"`
+	// PingPong counts the placements bound more than once after the restore,
+	// or moved again after they were back (watched for the stabilization
+	// window plus 10s after the last came back).
+	PingPong int `json:"pingPong"`
+	// NoCopyDuringFailback counts the placements seen with no cluster
+	// Available between the restore and being back (from the placement's
+	// per-cluster status, as the watch saw it).
+	NoCopyDuringFailback int `json:"noCopyDuringFailback"`
 }
 
 type badReport struct {
@@ -305,11 +366,24 @@ func (r *report) print(w io.Writer) {
 	}
 	q := func(name string, v *quantiles) {
 		if v != nil {
-			fmt.Fprintf(w, "  %s: p50 %.2fs, p99 %.2fs (%d)\n", name, v.P50, v.P99, v.Count)
+			fmt.Fprintf(w, "  %s: p50 %.2fs, p90 %.2fs, p99 %.2fs, max %.2fs (%d)\n", name, v.P50, v.P90, v.P99, v.Max, v.Count)
 		}
 	}
 	q("placement to Available", r.PlacementAvailableSeconds)
 	q("failover (killed member → PickN Available elsewhere)", r.FailoverSeconds)
+	if z := r.ZoneLoss; z != nil {
+		fmt.Fprintf(w, "  zone loss: %d members of zone %s lost and restored, %d placements preferring it (failback stabilization %ds, maxConcurrent %d)\n",
+			z.Members, z.Zone, z.Placements, z.StabilizationSeconds, z.MaxConcurrent)
+		q("  failover (zone lost → Available in another zone)", z.FailoverSeconds)
+		q("  failback (zone restored → Available on it alone)", z.FailbackSeconds)
+		moves := make([]string, 0, len(z.Moves))
+		for n, c := range z.Moves {
+			moves = append(moves, fmt.Sprintf("%d placements %s", c, n))
+		}
+		sort.Strings(moves)
+		fmt.Fprintf(w, "    moves per placement: %s (max %d); failover hops: %d; ping-pong: %d; seen with no copy Available while failing back: %d\n",
+			strings.Join(moves, ", "), z.MovesMax, z.FailoverHops, z.PingPong, z.NoCopyDuringFailback)
+	}
 	if r.ResyncSeconds != nil {
 		fmt.Fprintf(w, "  hub restart → every member re-synced and every placement Available: %.1fs, %d Work sent again\n", *r.ResyncSeconds, *r.ResyncReapplies)
 	}
@@ -335,18 +409,20 @@ func loadAverage() string {
 
 // sim is one run.
 type sim struct {
-	o        options
-	log      io.Writer
-	c        client.Client
-	kube     kubernetes.Interface
-	hub      *hubProcess
-	members  []*member
-	bad      []*member
-	tracker  *tracker
-	dialSlot chan struct{}
-	caHash   string
-	runCtx   context.Context
-	runWG    sync.WaitGroup
+	o       options
+	log     io.Writer
+	c       client.Client
+	kube    kubernetes.Interface
+	hub     *hubProcess
+	members []*member
+	bad     []*member
+	// zonePlacements are the placements that prefer lostZone (--zone-loss).
+	zonePlacements map[string]bool
+	tracker        *tracker
+	dialSlot       chan struct{}
+	caHash         string
+	runCtx         context.Context
+	runWG          sync.WaitGroup
 	// phaseRSS is the hub's largest RSS in each phase.
 	phaseRSS map[string]int64
 }
@@ -368,7 +444,7 @@ func (s *sim) stepf(format string, args ...any) func() {
 }
 
 func run(ctx context.Context, o options, log io.Writer) (partial *report, err error) {
-	r := &report{Members: o.members, Placements: o.placements, Load: [2]string{loadAverage(), ""}}
+	r := &report{Members: o.members, Placements: o.placements + o.zoneLoss, Load: [2]string{loadAverage(), ""}}
 	root, err := toolchain.RepoRoot()
 	if err != nil {
 		return nil, err
@@ -459,7 +535,7 @@ func run(ctx context.Context, o options, log io.Writer) (partial *report, err er
 	s.runCtx = runCtx
 	defer func() { cancelRun(); s.runWG.Wait() }()
 
-	s.tracker, err = newTracker(runCtx, env, o.pickN)
+	s.tracker, err = newTracker(runCtx, env)
 	if err != nil {
 		return nil, err
 	}
@@ -479,7 +555,7 @@ func run(ctx context.Context, o options, log io.Writer) (partial *report, err er
 	}
 	done()
 
-	done = s.phasef("place", "placing %d placements", o.placements)
+	done = s.phasef("place", "placing %d placements", o.placements+o.zoneLoss)
 	if err := s.place(ctx); err != nil {
 		return nil, err
 	}
@@ -537,6 +613,13 @@ func run(ctx context.Context, o options, log io.Writer) (partial *report, err er
 	if o.kill > 0 {
 		done = s.phasef("kill", "killing %d members that hold PickN placements", o.kill)
 		if r.FailoverSeconds, err = s.killPhase(ctx); err != nil {
+			return nil, err
+		}
+		done()
+	}
+	if o.zoneLoss > 0 {
+		done = s.phasef("zoneLoss", "losing zone %s, then restoring it", lostZone)
+		if r.ZoneLoss, err = s.zoneLossPhase(ctx); err != nil {
 			return nil, err
 		}
 		done()
@@ -680,18 +763,14 @@ func (s *sim) readyMembers(ctx context.Context) (int, error) {
 }
 
 // place creates, for each placement, a namespace with a ConfigMap and a
-// ClusterResourcePlacement of that namespace.
+// ClusterResourcePlacement of that namespace: --placements of them, even ones
+// PickAll with a group affinity, odd ones PickN spread over the zones; then
+// --zone-loss PickN placements of one cluster that prefer lostZone and fail
+// back to it.
 func (s *sim) place(ctx context.Context) error {
 	groups := (s.o.members + s.o.groupSize - 1) / s.o.groupSize
 	maxSkew := int32(1)
 	for i := range s.o.placements {
-		name := fmt.Sprintf("sim-%04d", i)
-		if err := s.c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}); err != nil {
-			return err
-		}
-		if err := s.c.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: name, Name: "settings"}, Data: map[string]string{"placement": name}}); err != nil {
-			return err
-		}
 		policy := &placementv1beta1.PlacementPolicy{}
 		if i%2 == 0 {
 			policy.PlacementType = placementv1beta1.PickAll
@@ -705,19 +784,53 @@ func (s *sim) place(ctx context.Context) error {
 			policy.NumberOfClusters = &n
 			policy.TopologySpreadConstraints = []placementv1beta1.TopologySpreadConstraint{{TopologyKey: labelZone, MaxSkew: &maxSkew, WhenUnsatisfiable: placementv1beta1.DoNotSchedule}}
 		}
-		crp := &placementv1beta1.ClusterResourcePlacement{
-			ObjectMeta: metav1.ObjectMeta{Name: name},
-			Spec: placementv1beta1.PlacementSpec{
-				ResourceSelectors: []placementv1beta1.ResourceSelector{{Group: "", Version: "v1", Kind: "Namespace", Name: name}},
-				Policy:            policy,
-			},
+		if err := s.createPlacement(ctx, fmt.Sprintf("sim-%04d", i), policy); err != nil {
+			return err
 		}
-		s.tracker.created(name, i%2 == 1)
-		if err := s.c.Create(ctx, crp); err != nil {
+	}
+	s.zonePlacements = map[string]bool{}
+	stabilization, maxConcurrent := int32(s.o.failbackStabilization.Seconds()), int32(s.o.failbackMaxConcurrent)
+	for i := range s.o.zoneLoss {
+		one := int32(1)
+		name := fmt.Sprintf("zone-%04d", i)
+		s.zonePlacements[name] = true
+		if err := s.createPlacement(ctx, name, &placementv1beta1.PlacementPolicy{
+			PlacementType:    placementv1beta1.PickN,
+			NumberOfClusters: &one,
+			ClusterPreferences: []placementv1beta1.ClusterPreference{
+				{LabelSelector: metav1.LabelSelector{MatchLabels: map[string]string{labelZone: lostZone}}},
+				{LabelSelector: metav1.LabelSelector{}}, // any other zone
+			},
+			Failback: &placementv1beta1.FailbackPolicy{StabilizationSeconds: &stabilization, MaxConcurrent: &maxConcurrent},
+		}); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// createPlacement creates a namespace name with a ConfigMap, and a
+// ClusterResourcePlacement name of that namespace with policy.
+func (s *sim) createPlacement(ctx context.Context, name string, policy *placementv1beta1.PlacementPolicy) error {
+	if err := s.c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}); err != nil {
+		return err
+	}
+	if err := s.c.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: name, Name: "settings"}, Data: map[string]string{"placement": name}}); err != nil {
+		return err
+	}
+	crp := &placementv1beta1.ClusterResourcePlacement{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: placementv1beta1.PlacementSpec{
+			ResourceSelectors: []placementv1beta1.ResourceSelector{{Group: "", Version: "v1", Kind: "Namespace", Name: name}},
+			Policy:            policy,
+		},
+	}
+	pickN := 0
+	if policy.PlacementType == placementv1beta1.PickN {
+		pickN = int(*policy.NumberOfClusters)
+	}
+	s.tracker.created(name, pickN)
+	return s.c.Create(ctx, crp)
 }
 
 // badPhase connects the bad members and waits until the hub closed each one;

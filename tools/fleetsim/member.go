@@ -71,7 +71,11 @@ type member struct {
 	// syncedAt is when the current session's work sync ended (WorkSyncDone).
 	syncedAt time.Time
 
-	killed atomic.Bool
+	// lost is set while the member is lost: killed for good, or its zone
+	// down until restore. A lost member holds no session and dials nothing.
+	lost atomic.Bool
+	// restored is closed by restore; run waits on it while the member is lost.
+	restored chan struct{}
 	// applies counts upserts that changed what the member holds; reapplies
 	// counts upserts of a hash it already held (work the hub sent again).
 	applies, reapplies atomic.Int64
@@ -146,11 +150,12 @@ func (m *member) join(ctx context.Context, addr, caHash, token string) error {
 	return nil
 }
 
-// run keeps the member connected until ctx ends or it is killed, redialling
+// run keeps the member connected until ctx ends, redialling
 // as the real agent does (tunnel.RunWithReconnect's defaults): after an
 // exponential, jittered backoff that a session of a minute or more resets, so
 // the hub's admission pacing sees what a real fleet does. dialSlots bounds
-// dials at once.
+// dials at once. While the member is lost it waits for restore (for good when
+// it was killed).
 func (m *member) run(ctx context.Context, addr string, dialSlots chan struct{}) {
 	b := &backoff.ExponentialBackOff{
 		InitialInterval:     tunnel.DefaultReconnectInitialInterval,
@@ -161,10 +166,20 @@ func (m *member) run(ctx context.Context, addr string, dialSlots chan struct{}) 
 		Clock:               backoff.SystemClock,
 	}
 	b.Reset()
-	for ctx.Err() == nil && !m.killed.Load() {
+	for ctx.Err() == nil {
 		m.mu.Lock()
 		wait := time.Until(m.pause)
+		restored := m.restored
 		m.mu.Unlock()
+		if m.lost.Load() {
+			select {
+			case <-ctx.Done():
+				return
+			case <-restored:
+			}
+			b.Reset()
+			continue
+		}
 		if wait > 0 {
 			select {
 			case <-ctx.Done():
@@ -177,9 +192,9 @@ func (m *member) run(ctx context.Context, addr string, dialSlots chan struct{}) 
 		case <-ctx.Done():
 			return
 		}
-		if m.killed.Load() {
+		if m.lost.Load() {
 			<-dialSlots
-			return
+			continue
 		}
 		s, tconn, err := m.dial(ctx, addr)
 		<-dialSlots
@@ -226,9 +241,9 @@ func (m *member) dial(ctx context.Context, addr string) (*tunnel.ClientSession, 
 // serve runs one session until it ends.
 func (m *member) serve(ctx context.Context, s *tunnel.ClientSession, tconn *tls.Conn) {
 	m.mu.Lock()
-	if m.killed.Load() {
-		// Killed while this session was being dialled: a lost member never
-		// comes back (kill closes only the session it sees, under mu).
+	if m.lost.Load() {
+		// Lost while this session was being dialled: a lost member holds no
+		// session (lose closes only the session it sees, under mu).
 		m.mu.Unlock()
 		_ = s.Close()
 		return
@@ -247,7 +262,7 @@ func (m *member) serve(ctx context.Context, s *tunnel.ClientSession, tconn *tls.
 		m.sess = nil
 		m.mu.Unlock()
 		_ = s.Close()
-		if !m.ending.Load() && !m.killed.Load() && ctx.Err() == nil {
+		if !m.ending.Load() && !m.lost.Load() && ctx.Err() == nil {
 			m.drops.Add(1)
 		}
 	}()
@@ -358,13 +373,27 @@ func (m *member) disconnect(pause time.Duration) {
 	}
 }
 
-// kill loses the member for good: its session ends, and a session being
-// dialled right now is closed as soon as it is established (serve).
-func (m *member) kill() {
+// lose takes the member down as a lost cluster: its session ends (no
+// goodbye), it stops heartbeating, and a session being dialled right now is
+// closed as soon as it is established (serve). It stays joined; restore brings
+// it back, and a member killed for good is lost and never restored.
+func (m *member) lose() {
 	m.mu.Lock()
-	m.killed.Store(true)
+	m.lost.Store(true)
+	m.restored = make(chan struct{})
 	m.mu.Unlock()
 	m.disconnect(0)
+}
+
+// restore brings a lost member back: it dials again at once and, connected,
+// heartbeats and syncs its Work as a returning agent does.
+func (m *member) restore() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.lost.Load() {
+		m.lost.Store(false)
+		close(m.restored)
+	}
 }
 
 // synced reports whether the member's current session finished its work sync

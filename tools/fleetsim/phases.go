@@ -20,6 +20,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -39,22 +40,39 @@ import (
 // tracker follows every placement through a watch (no polling of the API
 // server): when it was created, when it became Available, where it is.
 type tracker struct {
-	pickN int
 	// cache also holds the MemberClusters (watched: at 10 000 members a LIST
-	// every poll is more than the API server answers in time).
+	// every poll is more than the API server answers in time) and the
+	// ClusterResourceBindings (moves are counted as they are created).
 	cache ctrlcache.Cache
 
 	mu          sync.Mutex
 	createdAt   map[string]time.Time
-	isPickN     map[string]bool
 	availableAt map[string]time.Time
 	state       map[string]placementState
-	// Failover: the members killed at killAt, the PickN placements they held,
-	// and when each was Available without them.
-	killed       map[string]bool
-	killAt       time.Time
+	// want is how many clusters each PickN placement picks (PickAll
+	// placements are not in it).
+	want map[string]int
+	// Failover (kill and zone-loss phases): the members lost at lostAt, the
+	// PickN placements they held, and when each was Available without them.
+	lost         map[string]bool
+	lostAt       time.Time
 	affected     map[string]bool
 	failedOverAt map[string]time.Time
+	// Failback (zone-loss phase): when the lost members were restored, when
+	// each affected placement was Available on them alone again, and which
+	// were seen Available on no cluster in between.
+	restoredAt   time.Time
+	failedBackAt map[string]time.Time
+	gap          map[string]bool
+	// moves are the bindings created for each affected placement since
+	// startFailover.
+	moves map[string][]move
+}
+
+// move is a binding created for a placement: a cluster it was bound to.
+type move struct {
+	at      time.Time
+	cluster string
 }
 
 type placementState struct {
@@ -64,11 +82,14 @@ type placementState struct {
 	// members are Available, the killed ones are unknown, as they should be).
 	settled  bool
 	clusters []string
+	// availableOn counts the clusters whose per-cluster Available is True.
+	availableOn int
 }
 
-func newTracker(ctx context.Context, env *testenv.Env, pickN int) (*tracker, error) {
-	t := &tracker{pickN: pickN, createdAt: map[string]time.Time{}, isPickN: map[string]bool{}, availableAt: map[string]time.Time{},
-		state: map[string]placementState{}, affected: map[string]bool{}, failedOverAt: map[string]time.Time{}}
+func newTracker(ctx context.Context, env *testenv.Env) (*tracker, error) {
+	t := &tracker{createdAt: map[string]time.Time{}, want: map[string]int{}, availableAt: map[string]time.Time{},
+		state: map[string]placementState{}, affected: map[string]bool{}, failedOverAt: map[string]time.Time{},
+		failedBackAt: map[string]time.Time{}, gap: map[string]bool{}, moves: map[string][]move{}}
 	c, err := ctrlcache.New(env.Config, ctrlcache.Options{Scheme: env.Scheme})
 	if err != nil {
 		return nil, err
@@ -83,6 +104,14 @@ func newTracker(ctx context.Context, env *testenv.Env, pickN int) (*tracker, err
 	}); err != nil {
 		return nil, err
 	}
+	binf, err := c.GetInformer(ctx, &placementv1beta1.ClusterResourceBinding{})
+	if err != nil {
+		return nil, err
+	}
+	// Only additions: a relist reports the bindings it knows as updates.
+	if _, err := binf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{AddFunc: t.bound}); err != nil {
+		return nil, err
+	}
 	if _, err := c.GetInformer(ctx, &clusterv1beta1.MemberCluster{}); err != nil {
 		return nil, err
 	}
@@ -94,10 +123,15 @@ func newTracker(ctx context.Context, env *testenv.Env, pickN int) (*tracker, err
 	return t, nil
 }
 
-func (t *tracker) created(name string, pickN bool) {
+// created records a placement being created; pickN is how many clusters it
+// picks, 0 for a PickAll placement.
+func (t *tracker) created(name string, pickN int) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.createdAt[name], t.isPickN[name] = time.Now(), pickN
+	t.createdAt[name] = time.Now()
+	if pickN > 0 {
+		t.want[name] = pickN
+	}
 }
 
 func (t *tracker) observe(obj any) {
@@ -113,6 +147,9 @@ func (t *tracker) observe(obj any) {
 		if ps.ClusterName != "" {
 			st.clusters = append(st.clusters, ps.ClusterName)
 		}
+		if conditions.IsTrue(ps.Conditions, placementv1beta1.ConditionAvailable) {
+			st.availableOn++
+		}
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -123,46 +160,92 @@ func (t *tracker) observe(obj any) {
 		}
 	}
 	t.checkFailover(crp.Name, now)
+	t.checkFailback(crp.Name, now)
 }
 
-// checkFailover records when an affected placement is Available on pickN
-// clusters none of which was killed. Called with mu held.
-func (t *tracker) checkFailover(name string, now time.Time) {
-	if !t.affected[name] {
+// bound records a binding created for an affected placement.
+func (t *tracker) bound(obj any) {
+	b, ok := obj.(*placementv1beta1.ClusterResourceBinding)
+	if !ok {
 		return
 	}
-	if _, ok := t.failedOverAt[name]; ok {
-		return
-	}
-	st := t.state[name]
-	if !st.available || len(st.clusters) != t.pickN {
-		return
-	}
-	for _, c := range st.clusters {
-		if t.killed[c] {
-			return
-		}
-	}
-	t.failedOverAt[name] = now
-}
-
-// startFailover records the members about to be killed and the PickN
-// placements they hold.
-func (t *tracker) startFailover(killed map[string]bool) int {
+	name := b.Labels[placementv1beta1.LabelPlacementName]
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.killed, t.killAt = killed, time.Now()
+	if t.affected[name] {
+		t.moves[name] = append(t.moves[name], move{at: time.Now(), cluster: b.Spec.TargetCluster})
+	}
+}
+
+// onlyOn reports whether a placement is Available on as many clusters as it
+// picks, every one of them in (in) or outside (!in) set. Called with mu held.
+func (t *tracker) onlyOn(name string, set map[string]bool, in bool) bool {
+	st := t.state[name]
+	if !st.available || len(st.clusters) != t.want[name] {
+		return false
+	}
+	for _, c := range st.clusters {
+		if set[c] != in {
+			return false
+		}
+	}
+	return true
+}
+
+// checkFailover records when an affected placement is Available on as many
+// clusters as it picks, none of them lost. Called with mu held.
+func (t *tracker) checkFailover(name string, now time.Time) {
+	if _, ok := t.failedOverAt[name]; ok || !t.affected[name] {
+		return
+	}
+	if t.onlyOn(name, t.lost, false) {
+		t.failedOverAt[name] = now
+	}
+}
+
+// checkFailback records, once the lost members are restored, when an affected
+// placement is Available on them alone again, and whether it was seen
+// Available on no cluster before. Called with mu held.
+func (t *tracker) checkFailback(name string, now time.Time) {
+	if _, ok := t.failedBackAt[name]; ok || !t.affected[name] || t.restoredAt.IsZero() {
+		return
+	}
+	if t.onlyOn(name, t.lost, true) {
+		t.failedBackAt[name] = now
+		return
+	}
+	if t.state[name].availableOn == 0 {
+		t.gap[name] = true
+	}
+}
+
+// startFailover records the members about to be lost and the PickN placements
+// they hold (of only, when it is not nil), and starts counting those
+// placements' moves. It returns how many placements are affected.
+func (t *tracker) startFailover(lost map[string]bool, only map[string]bool) int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.lost, t.lostAt, t.restoredAt = lost, time.Now(), time.Time{}
+	t.affected, t.failedOverAt = map[string]bool{}, map[string]time.Time{}
+	t.failedBackAt, t.gap, t.moves = map[string]time.Time{}, map[string]bool{}, map[string][]move{}
 	for name, st := range t.state {
-		if !t.isPickN[name] {
+		if t.want[name] == 0 || (only != nil && !only[name]) {
 			continue
 		}
 		for _, c := range st.clusters {
-			if killed[c] {
+			if lost[c] {
 				t.affected[name] = true
 			}
 		}
 	}
 	return len(t.affected)
+}
+
+// startFailback records that the lost members are being restored.
+func (t *tracker) startFailback() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.restoredAt = time.Now()
 }
 
 // pickNHolders returns the members holding PickN placements.
@@ -171,7 +254,7 @@ func (t *tracker) pickNHolders() []string {
 	defer t.mu.Unlock()
 	seen := map[string]bool{}
 	for name, st := range t.state {
-		if t.isPickN[name] {
+		if t.want[name] > 0 {
 			for _, c := range st.clusters {
 				seen[c] = true
 			}
@@ -187,23 +270,36 @@ func (t *tracker) pickNHolders() []string {
 
 // waitFailover waits until every affected placement failed over.
 func (t *tracker) waitFailover(ctx context.Context, timeout time.Duration) ([]time.Duration, error) {
+	return t.waitAffected(ctx, timeout, "failed over", func() (map[string]time.Time, time.Time) { return t.failedOverAt, t.lostAt })
+}
+
+// waitFailback waits until every affected placement is back on the restored
+// members.
+func (t *tracker) waitFailback(ctx context.Context, timeout time.Duration) ([]time.Duration, error) {
+	return t.waitAffected(ctx, timeout, "failed back", func() (map[string]time.Time, time.Time) { return t.failedBackAt, t.restoredAt })
+}
+
+// waitAffected waits until every affected placement has a time in the map
+// times returns (under mu), and returns each one's time since the start.
+func (t *tracker) waitAffected(ctx context.Context, timeout time.Duration, what string, times func() (map[string]time.Time, time.Time)) ([]time.Duration, error) {
 	deadline := time.Now().Add(timeout)
 	for {
 		t.mu.Lock()
+		at, start := times()
 		var ds []time.Duration
 		for name := range t.affected {
-			if at, ok := t.failedOverAt[name]; ok {
-				ds = append(ds, at.Sub(t.killAt))
+			if when, ok := at[name]; ok {
+				ds = append(ds, when.Sub(start))
 			}
 		}
 		n := len(t.affected)
-		waiting := t.waitingFailover()
+		waiting := t.waiting(at)
 		t.mu.Unlock()
 		if len(ds) == n {
 			return ds, nil
 		}
 		if time.Now().After(deadline) {
-			return ds, fmt.Errorf("%d of %d placements of the killed members failed over within %s; still waiting: %s", len(ds), n, timeout, waiting)
+			return ds, fmt.Errorf("%d of %d placements of the lost members %s within %s; still waiting: %s", len(ds), n, what, timeout, waiting)
 		}
 		if err := sleep(ctx, 200*time.Millisecond); err != nil {
 			return nil, err
@@ -211,19 +307,55 @@ func (t *tracker) waitFailover(ctx context.Context, timeout time.Duration) ([]ti
 	}
 }
 
-// waitingFailover describes the affected placements that have not failed over:
-// whether each is Available and the clusters it is on. Called with mu held.
-func (t *tracker) waitingFailover() string {
+// waiting describes the affected placements not in done: whether each is
+// Available and the clusters it is on. Called with mu held.
+func (t *tracker) waiting(done map[string]time.Time) string {
 	var out []string
 	for name := range t.affected {
-		if _, ok := t.failedOverAt[name]; ok {
+		if _, ok := done[name]; ok {
 			continue
 		}
 		st := t.state[name]
 		out = append(out, fmt.Sprintf("%s (available %t, on %s)", name, st.available, strings.Join(st.clusters, ",")))
 	}
 	sort.Strings(out)
+	if len(out) > 20 {
+		out = append(out[:20], fmt.Sprintf("and %d more", len(out)-20))
+	}
 	return strings.Join(out, "; ")
+}
+
+// movesSinceFailover returns, for each affected placement, the bindings
+// created for it since startFailover; hops counts the placements bound more
+// than once before the restore (a failover onto a member that was lost too);
+// pingPong those bound more than once after the restore, or again once back;
+// gaps those seen Available on no cluster while failing back.
+func (t *tracker) movesSinceFailover() (moves map[string]int, hops, pingPong, gaps int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	moves = map[string]int{}
+	for name := range t.affected {
+		ms := t.moves[name]
+		moves[name] = len(ms)
+		out := 0
+		for _, m := range ms {
+			if t.restoredAt.IsZero() || m.at.Before(t.restoredAt) {
+				out++
+			}
+		}
+		back, ok := t.failedBackAt[name]
+		again := ok && slices.ContainsFunc(ms, func(m move) bool { return m.at.After(back) })
+		if out > 1 {
+			hops++
+		}
+		if len(ms)-out > 1 || again {
+			pingPong++
+		}
+		if t.gap[name] {
+			gaps++
+		}
+	}
+	return moves, hops, pingPong, gaps
 }
 
 // waitAvailable waits until every placement created is Available.
@@ -303,7 +435,7 @@ loop:
 		m.mu.Lock()
 		live := m.sess != nil
 		m.mu.Unlock()
-		if live && !m.killed.Load() {
+		if live && !m.lost.Load() {
 			m.disconnect(3 * time.Second)
 			cuts++
 		}
@@ -330,32 +462,82 @@ func (s *sim) killPhase(ctx context.Context) (*quantiles, error) {
 	for _, m := range s.members {
 		byName[m.name] = m
 	}
-	killed := map[string]bool{}
+	var killed []*member
 	for _, h := range holders {
 		if len(killed) == s.o.kill {
 			break
 		}
-		if byName[h] != nil && strings.HasPrefix(h, "sim-") {
-			killed[h] = true
+		if m := byName[h]; m != nil && !m.lost.Load() {
+			killed = append(killed, m)
 		}
 	}
 	if len(killed) < s.o.kill {
 		fmt.Fprintf(s.log, "    only %d members hold PickN placements; killing those\n", len(killed))
 	}
-	affected := s.tracker.startFailover(killed)
-	fmt.Fprintf(s.log, "    %d PickN placements to fail over\n", affected)
-	for name := range killed {
-		byName[name].kill()
+	ds, err := s.failover(ctx, killed, nil)
+	return quantilesOf(ds), err
+}
+
+// failover loses members (for good unless restored later) and waits until
+// the PickN placements they held (of only, when not nil) are Available on
+// other members; it returns how long each took.
+func (s *sim) failover(ctx context.Context, members []*member, only map[string]bool) ([]time.Duration, error) {
+	lost := map[string]bool{}
+	for _, m := range members {
+		lost[m.name] = true
 	}
-	ds, err := s.tracker.waitFailover(ctx, s.o.settleTimeout)
+	affected := s.tracker.startFailover(lost, only)
+	fmt.Fprintf(s.log, "    %d members lost, %d PickN placements to fail over\n", len(members), affected)
+	for _, m := range members {
+		m.lose()
+	}
+	return s.tracker.waitFailover(ctx, s.o.settleTimeout)
+}
+
+// zoneLossPhase loses every member of the first zone, waits until the
+// placements that prefer it are Available elsewhere, restores the zone and
+// waits until they are back on it; then it watches for
+// --failback-stabilization plus 10s more for a placement moving again.
+func (s *sim) zoneLossPhase(ctx context.Context) (*zoneLossReport, error) {
+	var zone []*member
+	for _, m := range s.members {
+		if m.labels[labelZone] == lostZone && !m.lost.Load() {
+			zone = append(zone, m)
+		}
+	}
+	r := &zoneLossReport{Zone: lostZone, Members: len(zone), StabilizationSeconds: int(s.o.failbackStabilization.Seconds()), MaxConcurrent: s.o.failbackMaxConcurrent}
+	ds, err := s.failover(ctx, zone, s.zonePlacements)
+	r.Placements = len(ds)
+	r.FailoverSeconds = quantilesOf(ds)
 	if err != nil {
-		return quantilesOf(ds), err
+		return r, err
 	}
-	return quantilesOf(ds), nil
+	fmt.Fprintf(s.log, "    failed over (p50 %.1fs, max %.1fs); restoring zone %s\n", r.FailoverSeconds.P50, r.FailoverSeconds.Max, lostZone)
+	s.tracker.startFailback()
+	for _, m := range zone {
+		m.restore()
+	}
+	ds, err = s.tracker.waitFailback(ctx, s.o.settleTimeout)
+	r.FailbackSeconds = quantilesOf(ds)
+	if err != nil {
+		return r, err
+	}
+	fmt.Fprintf(s.log, "    failed back (p50 %.1fs, max %.1fs); watching for moves\n", r.FailbackSeconds.P50, r.FailbackSeconds.Max)
+	if err := sleep(ctx, s.o.failbackStabilization+10*time.Second); err != nil {
+		return r, err
+	}
+	moves, hops, pingPong, gaps := s.tracker.movesSinceFailover()
+	r.Moves = map[string]int{}
+	for _, n := range moves {
+		r.Moves[fmt.Sprint(n)]++
+		r.MovesMax = max(r.MovesMax, n)
+	}
+	r.FailoverHops, r.PingPong, r.NoCopyDuringFailback = hops, pingPong, gaps
+	return r, nil
 }
 
 // restartPhase restarts the hub and times the re-sync: every member that is
-// not killed connected again and through its work sync, and every placement
+// not lost connected again and through its work sync, and every placement
 // Available. It returns the seconds and the Work members were sent although
 // they held it.
 func (s *sim) restartPhase(ctx context.Context) (float64, int64, error) {
@@ -377,7 +559,7 @@ func (s *sim) restartPhase(ctx context.Context) (float64, int64, error) {
 	err := s.tracker.waitAvailable(ctx, s.o.settleTimeout, func() (bool, string) {
 		waiting := 0
 		for _, m := range s.members {
-			if !m.killed.Load() && !m.synced(start) {
+			if !m.lost.Load() && !m.synced(start) {
 				waiting++
 			}
 		}
