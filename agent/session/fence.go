@@ -204,10 +204,15 @@ func (r *Runner) saveExchange(ctx context.Context) {
 	r.mu.Unlock()
 }
 
-// fenceDue fences the Works due at now (dueForFencing). A Work fenced is
-// not rechecked (its objects are meant to be stopped), is listed without a
-// hash in the next inventory so that the hub sends it again, and is applied
-// in full when it does; its status carries the Fenced condition until then.
+// fenceDue fences the Works due at now (dueForFencing). A Work the session
+// holds is fenced by a worker (opFence), in turn with the Work's applies and
+// rechecks: a recheck that ran beside the fencing would see the replicas it
+// set to zero as drift and put them back. A Work known only from its record
+// (restored) is fenced here: nothing else acts on it until a session. A Work
+// fenced is not rechecked (its objects are meant to be stopped), is listed
+// without a hash in the next inventory so that the hub sends it again, and is
+// applied in full when it does; its status carries the Fenced condition until
+// then.
 func (r *Runner) fenceDue(ctx context.Context, now time.Time) {
 	r.mu.Lock()
 	last := r.lastExchange
@@ -224,37 +229,57 @@ func (r *Runner) fenceDue(ctx context.Context, now time.Time) {
 		}
 	}
 	r.mu.Unlock()
+	cutOff := now.Sub(last).Round(time.Second)
 	for _, c := range dueForFencing(candidates, last, now) {
-		action := c.fencing.ActionOrDefault()
-		cutOff := now.Sub(last).Round(time.Second)
-		fenced, err := r.opts.Applier.Fence(ctx, c.name, action)
-		if ctx.Err() != nil {
-			return
-		}
-		if err != nil {
-			// Tried again at the next check.
-			r.log.Error(err, "Failed to fence a Work cut off from the hub; retrying", "work", c.name, "action", action)
+		r.mu.Lock()
+		st := r.works[c.name]
+		switch {
+		case st == nil:
+			r.mu.Unlock()
+			r.fence(ctx, c.name, c.fencing, cutOff, now)
+			continue
+		case st.next == opFence, st.next == opApply && st.hubSent, st.next == opRemove:
+			// Already asked, or the hub sent something meanwhile.
+		default:
+			st.next, st.fenceCutOff = opFence, cutOff
+			r.mu.Unlock()
+			r.queue.Add(c.name)
 			continue
 		}
-		r.log.Info("Cut off from the hub for longer than the fencing lease: stopped the Work's workloads",
-			"work", c.name, "action", action, "cutOffFor", cutOff.String(), "lease", c.fencing.Lease().String(),
-			"stopped", len(fenced.Stopped), "left", len(fenced.Left))
-		r.opts.Metrics.workFenced(string(action))
-		r.mu.Lock()
-		if rw := r.restored[c.name]; rw != nil && r.works[c.name] == nil {
-			rw.fenced = true
-		}
-		if st := r.works[c.name]; st != nil {
-			st.fenced = true
-			st.complete = false
-			if st.status != nil {
-				status := st.status.DeepCopy()
-				conditions.Set(&status.Conditions, placementv1beta1.ConditionFenced, metav1.ConditionTrue, placementv1beta1.ReasonFencedCutOff,
-					fmt.Sprintf("the agent was cut off from the hub for %s, longer than the fencing lease of %s, and applied %s to %d objects at %s; the Work is applied again when the hub sends it",
-						cutOff, c.fencing.Lease(), action, len(fenced.Stopped), now.UTC().Format(time.RFC3339)), st.work.Generation)
-				st.status = status
-			}
-		}
 		r.mu.Unlock()
+	}
+}
+
+// fence stops the workloads of the named Work and records that it did.
+func (r *Runner) fence(ctx context.Context, name string, fencing *placementv1beta1.FencingPolicy, cutOff time.Duration, now time.Time) {
+	action := fencing.ActionOrDefault()
+	fenced, err := r.opts.Applier.Fence(ctx, name, action)
+	if ctx.Err() != nil {
+		return
+	}
+	if err != nil {
+		// Tried again at the next check.
+		r.log.Error(err, "Failed to fence a Work cut off from the hub; retrying", "work", name, "action", action)
+		return
+	}
+	r.log.Info("Cut off from the hub for longer than the fencing lease: stopped the Work's workloads",
+		"work", name, "action", action, "cutOffFor", cutOff.String(), "lease", fencing.Lease().String(),
+		"stopped", len(fenced.Stopped), "left", len(fenced.Left))
+	r.opts.Metrics.workFenced(string(action))
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if rw := r.restored[name]; rw != nil && r.works[name] == nil {
+		rw.fenced = true
+	}
+	if st := r.works[name]; st != nil {
+		st.fenced = true
+		st.complete = false
+		if st.status != nil && st.work != nil {
+			status := st.status.DeepCopy()
+			conditions.Set(&status.Conditions, placementv1beta1.ConditionFenced, metav1.ConditionTrue, placementv1beta1.ReasonFencedCutOff,
+				fmt.Sprintf("the agent was cut off from the hub for %s, longer than the fencing lease of %s, and applied %s to %d objects at %s; the Work is applied again when the hub sends it",
+					cutOff, fencing.Lease(), action, len(fenced.Stopped), now.UTC().Format(time.RFC3339)), st.work.Generation)
+			st.status = status
+		}
 	}
 }

@@ -91,7 +91,10 @@ func TestACutOffAgentFencesItsWorkloadsAndTheHubsWorkRestoresThem(t *testing.T) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := session.New(session.Options{Applier: applier, RecheckInterval: 300 * time.Millisecond,
+	// Rechecks every 10ms: one is nearly always queued or running when the
+	// agent fences, as with the watches of a real agent, which see the scale
+	// to zero at once; none may undo it as drift.
+	r, err := session.New(session.Options{Applier: applier, RecheckInterval: 10 * time.Millisecond,
 		RetryInitialInterval: 200 * time.Millisecond, FenceCheckInterval: 100 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -129,6 +132,11 @@ func TestACutOffAgentFencesItsWorkloadsAndTheHubsWorkRestoresThem(t *testing.T) 
 	// (500ms) and the reply's trip before the cut.
 	if took, least := time.Since(cutAt), lease-time.Second; took < least {
 		t.Errorf("fenced %s after the cut, before the lease of %s could have run out", took, lease)
+	}
+	for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if err := deploymentReplicas("fenced", 0)(); err != nil {
+			t.Fatalf("after fencing, a recheck undid it as drift: %v", err)
+		}
 	}
 
 	// A hub again: the Work is listed without a hash, reported Fenced, and

@@ -42,6 +42,9 @@ const (
 	opRemove
 	// opRecheck re-evaluates the status of the applied spec.
 	opRecheck
+	// opFence stops the Work's workloads: the agent has been cut off from the
+	// hub for longer than its fencing lease (fence.go).
+	opFence
 )
 
 // workState is what the agent knows of one Work. The Runner's mu guards it.
@@ -74,6 +77,9 @@ type workState struct {
 	// hubSent is set when the hub sent the spec to apply next (an upsert),
 	// and cleared when a worker takes it: only such an apply lifts fencing.
 	hubSent bool
+	// fenceCutOff is how long the agent had been cut off when opFence was
+	// asked for (for its log line and condition).
+	fenceCutOff time.Duration
 }
 
 // workLoop states the Works the member holds, then takes the hub's upserts
@@ -253,10 +259,10 @@ func (r *Runner) processNext(ctx context.Context) bool {
 	}
 	next, work, hash := st.next, st.work, st.hash
 	st.next = opNone
-	fenced, hubSent := st.fenced, st.hubSent
+	fenced, hubSent, cutOff := st.fenced, st.hubSent, st.fenceCutOff
 	st.hubSent = false
 	r.mu.Unlock()
-	if fenced && (next == opRecheck || (next == opApply && !hubSent)) {
+	if fenced && (next == opRecheck || next == opFence || (next == opApply && !hubSent)) {
 		// Its objects are stopped on purpose: nothing to re-evaluate or
 		// apply again (a retry, a change on the member) until the hub sends
 		// the Work.
@@ -270,6 +276,10 @@ func (r *Runner) processNext(ctx context.Context) bool {
 		r.remove(ctx, st)
 	case opRecheck:
 		r.recheck(ctx, st, work, hash)
+	case opFence:
+		if work != nil && work.Spec.Fencing != nil {
+			r.fence(ctx, name, work.Spec.Fencing, cutOff, time.Now())
+		}
 	}
 	return true
 }
