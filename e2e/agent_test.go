@@ -36,10 +36,12 @@ import (
 
 	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
 	"github.com/flotilla-io/flotilla/e2e/framework"
+	"github.com/flotilla-io/flotilla/tools/localfleet/balancer"
 	"github.com/flotilla-io/flotilla/tools/localfleet/fleet"
 )
 
-// Each agent holds exactly one TCP connection to the hub.
+// Each agent holds exactly one TCP connection to the hub (on a kwok fleet
+// with a tunnel balancer, to the balancer's listener for its member).
 func TestAgentHoldsExactlyOneConnectionToTheHub(t *testing.T) {
 	st, err := provider.State()
 	if err != nil {
@@ -50,7 +52,17 @@ func TestAgentHoldsExactlyOneConnectionToTheHub(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, m := range allMembers {
-		count := agentConnections(t, st, m, hubPort)
+		port := hubPort
+		if st.BalancerControlAddress != "" && !provider.OnKind() {
+			addr, err := balancer.Client{Address: st.BalancerControlAddress}.MemberAddress(context.Background(), m, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, port, err = net.SplitHostPort(addr); err != nil {
+				t.Fatal(err)
+			}
+		}
+		count := agentConnections(t, st, m, port)
 		framework.Eventually(t, 30*time.Second, func() error {
 			n, err := count()
 			if err != nil {
