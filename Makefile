@@ -67,11 +67,22 @@ help: ## List the targets.
 
 ##@ Tools
 
-.PHONY: tools
-tools: $(KUBE_DIR)/kube-apiserver $(KUBE_DIR)/etcd $(KUBE_DIR)/kubectl $(KWOK_DIR)/kwokctl $(CONTROLLER_GEN) $(GOLANGCI_LINT) $(HELM) ## Build the pinned Kubernetes binaries, etcd, kwok, controller-gen, golangci-lint and helm into the cache (once).
+# The tools are independent builds, so `make tools` runs TOOLS_JOBS of them at
+# once: one build's module downloads and single-threaded link overlap another's
+# compiles. Every tool is built static and without local paths, as the
+# repository's own packages are, so the packages they share compile once.
+TOOLS_JOBS ?= 3
+TOOL_FILES := $(KUBE_DIR)/kube-apiserver $(KUBE_DIR)/etcd $(KUBE_DIR)/kubectl $(KWOK_DIR)/kwokctl $(CONTROLLER_GEN) $(GOLANGCI_LINT) $(HELM)
 
-$(KUBE_DIR)/kube-apiserver $(KUBE_DIR)/etcd:
-	tools/k8s/build.sh $(KUBE_DIR)
+.PHONY: tools
+tools: ## Build the pinned Kubernetes binaries, etcd, kwok, controller-gen, golangci-lint and helm into the cache (once; TOOLS_JOBS at a time).
+	@$(MAKE) --no-print-directory -j$(TOOLS_JOBS) $(TOOL_FILES)
+
+$(KUBE_DIR)/kube-apiserver:
+	tools/k8s/build.sh $(KUBE_DIR) kube
+
+$(KUBE_DIR)/etcd:
+	tools/k8s/build.sh $(KUBE_DIR) etcd
 
 # envtest looks for kubectl beside kube-apiserver; the machine's kubectl serves.
 $(KUBE_DIR)/kubectl:
@@ -84,11 +95,11 @@ $(KWOK_DIR)/kwokctl:
 
 $(CONTROLLER_GEN):
 	@echo "building controller-gen $(CTRLGEN_VERSION) into $(CTRLGEN_DIR)"
-	cd tools/k8s/controller-gen && $(GO) build -trimpath -o $(CONTROLLER_GEN) sigs.k8s.io/controller-tools/cmd/controller-gen
+	cd tools/k8s/controller-gen && CGO_ENABLED=0 $(GO) build -trimpath -o $(CONTROLLER_GEN) sigs.k8s.io/controller-tools/cmd/controller-gen
 
 $(GOLANGCI_LINT):
 	@echo "building golangci-lint $(LINT_VERSION) into $(LINT_DIR)"
-	cd tools/lint && $(GO) build -trimpath -o $(GOLANGCI_LINT) github.com/golangci/golangci-lint/v2/cmd/golangci-lint
+	cd tools/lint && CGO_ENABLED=0 $(GO) build -trimpath -o $(GOLANGCI_LINT) github.com/golangci/golangci-lint/v2/cmd/golangci-lint
 # Helm lints and renders the charts in charts/ (make verify) and installs the hub on
 # kind (make e2e-kind-smoke).
 $(HELM):

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds the pinned Kubernetes control-plane binaries into a versioned cache folder.
-# Usage: build.sh <output-dir>. Skips every binary that is already there.
+# Usage: build.sh <output-dir> [kube|etcd|all]. Skips every binary that is already there.
 set -euo pipefail
 out=$1
+what=${2:-all}
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$out"
 version=$(awk '$1=="k8s.io/kubernetes"{print $2; exit}' "$here/go.mod")
@@ -12,11 +13,11 @@ pkgs=()
 for cmd in kube-apiserver kube-controller-manager kube-scheduler; do
   [ -x "$out/$cmd" ] || pkgs+=("k8s.io/kubernetes/cmd/$cmd")
 done
-if [ ${#pkgs[@]} -gt 0 ]; then
+if [ "$what" != etcd ] && [ ${#pkgs[@]} -gt 0 ]; then
   echo "building ${pkgs[*]} ${version} into $out (first time only: about 10 minutes on 2 cores)"
   (cd "$here" && CGO_ENABLED=0 go build -trimpath -ldflags "$ldflags" -o "$out/" "${pkgs[@]}")
 fi
-if [ ! -x "$out/etcd" ]; then
+if [ "$what" != kube ] && [ ! -x "$out/etcd" ]; then
   echo "building etcd into $out"
   (cd "$here" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$out/etcd" go.etcd.io/etcd/server/v3)
 fi
