@@ -76,7 +76,7 @@ TOOL_FILES := $(KUBE_DIR)/kube-apiserver $(KUBE_DIR)/etcd $(KUBE_DIR)/kubectl $(
 
 .PHONY: tools
 tools: ## Build the pinned Kubernetes binaries, etcd, kwok, controller-gen, golangci-lint and helm into the cache (once; TOOLS_JOBS at a time).
-	@$(MAKE) --no-print-directory -j$(TOOLS_JOBS) $(TOOL_FILES)
+	@$(MAKE) -s --no-print-directory -j$(TOOLS_JOBS) $(TOOL_FILES)
 
 $(KUBE_DIR)/kube-apiserver:
 	tools/k8s/build.sh $(KUBE_DIR) kube
