@@ -97,6 +97,12 @@ func TestClassify(t *testing.T) {
 		want: map[string]planv1beta1.Decision{"east-1": planv1beta1.DecisionDropped, "east-2": planv1beta1.DecisionKept,
 			"west-1": planv1beta1.DecisionSelected},
 	}, {
+		name:   "a PickAll affinity edit drops the cluster that no longer matches and selects the one that now does",
+		policy: pickAllWithLabel("env", "dev"),
+		on:     []string{"east-1", "east-2"},
+		want: map[string]planv1beta1.Decision{"east-1": planv1beta1.DecisionDropped, "east-2": planv1beta1.DecisionDropped,
+			"west-1": planv1beta1.DecisionSelected},
+	}, {
 		name:   "an unchanged policy keeps every cluster",
 		policy: pickAllWithLabel("env", "prod"),
 		on:     []string{"east-1", "east-2"},
@@ -330,3 +336,48 @@ func TestRedact(t *testing.T) {
 }
 
 func rawOf(s string) *runtime.RawExtension { return &runtime.RawExtension{Raw: []byte(s)} }
+
+func TestCompareWithMember(t *testing.T) {
+	planned := `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"app","labels":{"app":"web"}},` +
+		`"spec":{"replicas":2,"template":{"spec":{"containers":[{"name":"web","image":"nginx:1.27"}]}}}}`
+	tests := []struct {
+		name     string
+		live     string
+		want     planv1beta1.MemberState
+		diffHas  string
+		diffLack string
+	}{{
+		name: "what the member's API server adds does not count",
+		live: `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"app","uid":"u-1","resourceVersion":"9",` +
+			`"labels":{"app":"web"},"annotations":{"placement.flotilla.io/work":"web-work"}},` +
+			`"spec":{"replicas":2,"progressDeadlineSeconds":600,"template":{"spec":{"containers":[{"name":"web","image":"nginx:1.27","imagePullPolicy":"IfNotPresent"}]}}},` +
+			`"status":{"replicas":2}}`,
+		want: planv1beta1.MemberSame,
+	}, {
+		name: "a field the plan sets with another value on the member differs, and the diff shows only it and its context",
+		live: `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"app","labels":{"app":"web"}},` +
+			`"spec":{"replicas":5,"template":{"spec":{"containers":[{"name":"web","image":"nginx:1.27","imagePullPolicy":"IfNotPresent"}]}}},"status":{"replicas":5}}`,
+		want:     planv1beta1.MemberDiffers,
+		diffHas:  "-  replicas: 5\n+  replicas: 2",
+		diffLack: "imagePullPolicy",
+	}, {
+		name:    "a container added on the member differs",
+		live:    `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"app","labels":{"app":"web"}},"spec":{"replicas":2,"template":{"spec":{"containers":[{"name":"web","image":"nginx:1.27"},{"name":"sidecar","image":"envoy"}]}}}}`,
+		want:    planv1beta1.MemberDiffers,
+		diffHas: "sidecar",
+	}}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, d, err := CompareWithMember([]byte(planned), []byte(tc.live))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tc.want {
+				t.Fatalf("state %s, want %s; diff:\n%s", got, tc.want, d)
+			}
+			if !strings.Contains(d, tc.diffHas) || (tc.diffLack != "" && strings.Contains(d, tc.diffLack)) {
+				t.Errorf("diff has not %q or has %q:\n%s", tc.diffHas, tc.diffLack, d)
+			}
+		})
+	}
+}

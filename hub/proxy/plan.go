@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -47,6 +48,13 @@ import (
 // to the hub (APIService v1beta1.plan.flotilla.io), which answers with the
 // PlacementPlan, its status filled in (hub/plan). Nothing is stored.
 const planPath = "/apis/" + planv1beta1.Group + "/" + planv1beta1.Version + "/" + planv1beta1.Resource
+
+// Bounds of reading members' objects for a plan: the clusters read (the
+// others say so), and how long one cluster's reads may take in all.
+const (
+	maxMemberClusters = 20
+	memberReadTimeout = 5 * time.Second
+)
 
 // maxAccessReviews bounds the SubjectAccessReviews one plan asks, one per
 // distinct object: past it, the rest are shown as forbidden.
@@ -164,6 +172,7 @@ func (h *Handler) servePlan(w http.ResponseWriter, r *http.Request) bool {
 		return true
 	}
 	plan.Redact(st, h.accessChecker(ctx, id))
+	h.compareMembers(ctx, id, st)
 	pp.Status = *st
 	pp.APIVersion, pp.Kind = planv1beta1.GroupVersion.String(), planv1beta1.Kind
 	pp.CreationTimestamp = metav1.NewTime(time.Now())
@@ -243,4 +252,117 @@ func (h *Handler) accessChecker(ctx context.Context, id Identity) plan.Access {
 		}
 		return true, ""
 	}
+}
+
+// compareMembers reads, through each selected or kept member's tunnel and
+// as the user (the member's RBAC decides, as for the proxy), the objects a
+// plan shows, and compares them with the planned ones (plan.
+// CompareWithMember). A member the user may not reach through the proxy,
+// one not connected to this replica, or one past maxMemberClusters says so
+// in MemberUnread; an object that cannot be read is Unknown with the
+// reason. Hidden objects (Redact) are not read.
+func (h *Handler) compareMembers(ctx context.Context, id Identity, st *planv1beta1.PlacementPlanStatus) {
+	read := 0
+	for i := range st.Clusters {
+		c := &st.Clusters[i]
+		if c.Decision != planv1beta1.DecisionSelected && c.Decision != planv1beta1.DecisionKept || len(c.Manifests) == 0 {
+			continue
+		}
+		if read++; read > maxMemberClusters {
+			c.MemberUnread = fmt.Sprintf("not read: a plan reads the objects of at most %d members", maxMemberClusters)
+			continue
+		}
+		d, err := h.opts.Authorizer.Authorize(ctx, id, c.Name, "get")
+		switch {
+		case err != nil:
+			c.MemberUnread = "not read: " + err.Error()
+			continue
+		case !d.Allowed:
+			c.MemberUnread = fmt.Sprintf("not read: %q may not get memberclusters/proxy of %s on the hub", id.User, c.Name)
+			continue
+		}
+		if ch, ok := h.opts.Dialer.(apiProxyChecker); ok {
+			if err := ch.CheckAPIProxy(c.Name); err != nil {
+				c.MemberUnread = "not read: " + rootCause(err)
+				continue
+			}
+		}
+		cctx, cancel := context.WithTimeout(ctx, memberReadTimeout)
+		for j := range c.Manifests {
+			m := &c.Manifests[j]
+			if m.Object == nil || m.Change == planv1beta1.ChangeDelete {
+				continue
+			}
+			m.Member, m.MemberDiff = h.compareMember(cctx, id, c.Name, m)
+		}
+		cancel()
+	}
+}
+
+// compareMember reads one object on member as id and compares it.
+func (h *Handler) compareMember(ctx context.Context, id Identity, member string, m *planv1beta1.PlannedManifest) (planv1beta1.MemberState, string) {
+	path, err := h.objectPath(m.ResourceIdentifier)
+	if err != nil {
+		return planv1beta1.MemberUnknown, err.Error()
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+member+memberHostSuffix+path, nil)
+	if err != nil {
+		return planv1beta1.MemberUnknown, err.Error()
+	}
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set(apiproxy.HeaderUser, id.User)
+	for _, g := range id.Groups {
+		req.Header.Add(apiproxy.HeaderGroup, g)
+	}
+	release, ok := h.acquire(member)
+	if !ok {
+		return planv1beta1.MemberUnknown, "the member has too many proxied requests in flight"
+	}
+	defer release()
+	resp, err := h.transport.RoundTrip(req)
+	if err != nil {
+		return planv1beta1.MemberUnknown, "could not be read: " + rootCause(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, planv1beta1.MaxManifestBytesPerCluster))
+	if err != nil {
+		return planv1beta1.MemberUnknown, "could not be read: " + err.Error()
+	}
+	switch resp.StatusCode {
+	case http.StatusOK:
+	case http.StatusNotFound:
+		return planv1beta1.MemberAbsent, ""
+	default:
+		msg := strings.TrimSpace(string(body))
+		var status metav1.Status
+		if json.Unmarshal(body, &status) == nil && status.Message != "" {
+			msg = status.Message
+		}
+		return planv1beta1.MemberUnknown, fmt.Sprintf("the member answered %d: %s", resp.StatusCode, msg)
+	}
+	state, d, err := plan.CompareWithMember(m.Object.Raw, body)
+	if err != nil {
+		return planv1beta1.MemberUnknown, err.Error()
+	}
+	return state, d
+}
+
+// objectPath is the API path of an object, its resource found by the hub's
+// RESTMapper.
+func (h *Handler) objectPath(obj placementv1beta1.ResourceIdentifier) (string, error) {
+	if h.opts.Plan.Mapper == nil {
+		return "", errors.New("the hub cannot map kinds to resources")
+	}
+	m, err := h.opts.Plan.Mapper.RESTMapping(schema.GroupKind{Group: obj.Group, Kind: obj.Kind}, obj.Version)
+	if err != nil {
+		return "", fmt.Errorf("the hub does not know kind %s: %w", obj.Kind, err)
+	}
+	p := "/apis/" + obj.Group + "/" + obj.Version
+	if obj.Group == "" {
+		p = "/api/" + obj.Version
+	}
+	if m.Scope.Name() == meta.RESTScopeNameNamespace {
+		p += "/namespaces/" + url.PathEscape(obj.Namespace)
+	}
+	return p + "/" + m.Resource.Resource + "/" + url.PathEscape(obj.Name), nil
 }

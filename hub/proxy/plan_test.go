@@ -36,7 +36,9 @@ import (
 	"github.com/flotilla-io/flotilla/hub/resources"
 	"github.com/flotilla-io/flotilla/hub/scheduler/framework"
 	"github.com/flotilla-io/flotilla/hub/scheduler/plugins"
+	"github.com/flotilla-io/flotilla/pkg/apiproxy"
 	"github.com/flotilla-io/flotilla/pkg/testenv"
+	"github.com/flotilla-io/flotilla/pkg/tunnel"
 )
 
 // userAuth authenticates every request as the user in header X-Test-User.
@@ -46,42 +48,60 @@ func (userAuth) Authenticate(r *http.Request) (Identity, error) {
 	return Identity{User: r.Header.Get("X-Test-User")}, nil
 }
 
-// TestPlanAgainstARealAPIServer serves plans with the real planner reading
-// a real API server, and real SubjectAccessReviews: carol may create plans
-// and get the ConfigMaps of namespace plan-app but not its Secrets; dave may
-// not create plans.
-func TestPlanAgainstARealAPIServer(t *testing.T) {
+// TestPlanAgainstRealAPIServers serves plans with the real planner reading a
+// real hub API server (with Flotilla's CRDs), real SubjectAccessReviews
+// there, and a member (the package's env, reached through a real tunnel
+// and agent): carol may create plans and get the ConfigMaps of namespace
+// plan-app on the hub but not its Secrets; dave may not create plans. On
+// the member, carol (as flotilla:hub:carol) may get those ConfigMaps.
+func TestPlanAgainstRealAPIServers(t *testing.T) {
 	ctx := t.Context()
+	hubEnv, err := testenv.Start(testenv.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = hubEnv.Stop() })
+	readConfigMaps := []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get"}}}
 	for _, o := range []client.Object{
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "plan-app"}},
 		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "plan-app"}, Data: map[string]string{"color": "blue"}},
 		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "db", Namespace: "plan-app"}, StringData: map[string]string{"password": "hunter2"}},
 		&rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "plan-create"}, Rules: []rbacv1.PolicyRule{
-			{APIGroups: []string{planv1beta1.Group}, Resources: []string{planv1beta1.Resource}, Verbs: []string{"create"}},
-			{APIGroups: []string{""}, Resources: []string{"namespaces"}, Verbs: []string{"get"}},
-		}},
+			{APIGroups: []string{planv1beta1.Group}, Resources: []string{planv1beta1.Resource}, Verbs: []string{"create"}}}},
 		&rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "plan-create"},
 			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "plan-create"},
 			Subjects: []rbacv1.Subject{{Kind: rbacv1.UserKind, Name: "carol"}}},
-		&rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "read-configmaps", Namespace: "plan-app"}, Rules: []rbacv1.PolicyRule{{
-			APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get"}}}},
+		&rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "read-configmaps", Namespace: "plan-app"}, Rules: readConfigMaps},
 		&rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "carol", Namespace: "plan-app"},
 			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "read-configmaps"},
 			Subjects: []rbacv1.Subject{{Kind: rbacv1.UserKind, Name: "carol"}}},
 	} {
+		testenv.Create(t, hubEnv.Client, o)
+	}
+	testenv.ReadyMember(t, hubEnv.Client, "plan-prod-1", map[string]string{"env": "prod"})
+	testenv.ReadyMember(t, hubEnv.Client, "plan-dev-1", map[string]string{"env": "dev"})
+	// The member holds the ConfigMap already, red.
+	for _, o := range []client.Object{
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "plan-app"}},
+		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "plan-app"}, Data: map[string]string{"color": "red"}},
+		&rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "read-configmaps", Namespace: "plan-app"}, Rules: readConfigMaps},
+		&rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "hub-carol", Namespace: "plan-app"},
+			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "read-configmaps"},
+			Subjects: []rbacv1.Subject{{Kind: rbacv1.UserKind, Name: apiproxy.DefaultIdentityPrefix + "carol"}}},
+	} {
 		testenv.Create(t, env.Client, o)
 	}
-	testenv.ReadyMember(t, env.Client, "plan-prod-1", map[string]string{"env": "prod"})
-	testenv.ReadyMember(t, env.Client, "plan-dev-1", map[string]string{"env": "dev"})
+	d := &sessions{m: map[string]*tunnel.ServerSession{}}
+	connectAgent(t, d, "plan-prod-1", true)
 
-	watcher, err := resources.NewWatcher(env.Config, logr.Discard(), resources.Options{})
+	watcher, err := resources.NewWatcher(hubEnv.Config, logr.Discard(), resources.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	go func() { _ = watcher.Start(ctx) }()
-	planner := &plan.Planner{Reader: env.Client, Resources: watcher, Framework: plugins.NewFramework(framework.Options{})}
-	h, err := New(Options{Dialer: blockingDialer{}, Authenticator: userAuth{}, Authorizer: fixedAuth{},
-		Plan: PlanOptions{Planner: planner, Authorizer: SubjectAccessReviewer{Client: env.Client}, Mapper: env.Client.RESTMapper()}})
+	planner := &plan.Planner{Reader: hubEnv.Client, Resources: watcher, Framework: plugins.NewFramework(framework.Options{})}
+	h, err := New(Options{Dialer: d, Authenticator: userAuth{}, Authorizer: fixedAuth{},
+		Plan: PlanOptions{Planner: planner, Authorizer: SubjectAccessReviewer{Client: hubEnv.Client}, Mapper: hubEnv.Client.RESTMapper()}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,12 +166,15 @@ func TestPlanAgainstARealAPIServer(t *testing.T) {
 			}
 			switch m.Kind {
 			case "Secret":
-				if m.Object != nil || m.Forbidden == "" || strings.Contains(rec.Body.String(), "aHVudGVyMg") {
+				if m.Object != nil || m.Forbidden == "" || m.Member != "" || strings.Contains(rec.Body.String(), "aHVudGVyMg") {
 					t.Errorf("the Secret is shown to a user who may not get it: object %s, forbidden %q", m.Object, m.Forbidden)
 				}
 			case "ConfigMap":
 				if m.Object == nil || !strings.Contains(string(m.Object.Raw), "blue") {
 					t.Errorf("the ConfigMap is not shown: %+v", m)
+				}
+				if m.Member != planv1beta1.MemberDiffers || !strings.Contains(m.MemberDiff, "-  color: red\n+  color: blue") {
+					t.Errorf("the ConfigMap compares with the member's as %s:\n%s\nwant Differs, red to blue", m.Member, m.MemberDiff)
 				}
 			}
 		}
@@ -162,7 +185,7 @@ func TestPlanAgainstARealAPIServer(t *testing.T) {
 			t.Errorf("rollout %+v, want one wave binding plan-prod-1", w)
 		}
 		var crps placementv1beta1.ClusterResourcePlacementList
-		if err := env.Client.List(ctx, &crps); err != nil || len(crps.Items) != 0 {
+		if err := hubEnv.Client.List(ctx, &crps); err != nil || len(crps.Items) != 0 {
 			t.Errorf("the plan wrote placements: %v, %v", crps.Items, err)
 		}
 	})

@@ -212,7 +212,29 @@ type ClusterPlan struct {
 	// holds for the cluster now (what it last sent the member).
 	// +optional
 	ComparedWith string `json:"comparedWith,omitempty"`
+
+	// MemberUnread says why the objects on the member cluster itself were
+	// not read (the member is not connected, the user may not reach it
+	// through the API proxy, ...): PlannedManifest.Member is then empty.
+	// +optional
+	MemberUnread string `json:"memberUnread,omitempty"`
 }
+
+// MemberState is how a planned object compares with the object the member
+// cluster holds now, read through the tunnel as the user.
+type MemberState string
+
+const (
+	// MemberSame: the member's object has the planned values in every field
+	// the plan sets.
+	MemberSame MemberState = "Same"
+	// MemberDiffers: some field the plan sets has another value there.
+	MemberDiffers MemberState = "Differs"
+	// MemberAbsent: the member has no such object.
+	MemberAbsent MemberState = "Absent"
+	// MemberUnknown: the object could not be read; MemberDiff says why.
+	MemberUnknown MemberState = "Unknown"
+)
 
 // PlannedManifest is one object a cluster would get.
 type PlannedManifest struct {
@@ -236,6 +258,18 @@ type PlannedManifest struct {
 	// the hub object it comes from.
 	// +optional
 	Forbidden string `json:"forbidden,omitempty"`
+
+	// Member is how the object compares with the one on the member cluster
+	// now, in the fields the plan sets (fields the member's API server or
+	// controllers set are not compared); empty when not read.
+	// +optional
+	Member MemberState `json:"member,omitempty"`
+
+	// MemberDiff is a unified diff, in YAML, from the member's object (the
+	// fields the plan sets) to the planned one (Differs), or why the object
+	// could not be read (Unknown).
+	// +optional
+	MemberDiff string `json:"memberDiff,omitempty"`
 }
 
 // RolloutPlan is the order a change would reach the clusters in.
