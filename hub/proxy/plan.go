@@ -164,7 +164,7 @@ func (h *Handler) servePlan(w http.ResponseWriter, r *http.Request) bool {
 	case errors.As(err, &ie):
 		fail(unprocessable(gr, pp.Name, ie.Error()))
 		return true
-	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+	case err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
 		fail(apierrors.NewTimeoutError(fmt.Sprintf("the plan took longer than %s", timeout), 0))
 		return true
 	case err != nil:
