@@ -111,18 +111,7 @@ func (o *planOptions) request(cfg *Config, stdin io.Reader) (*planv1beta1.Placem
 	pp.GenerateName = "plan-"
 	pp.Spec.StagedUpdateStrategyName = o.staged
 	for _, f := range o.files {
-		var r io.Reader
-		if f == "-" {
-			r = stdin
-		} else {
-			file, err := os.Open(f)
-			if err != nil {
-				return nil, err
-			}
-			defer file.Close()
-			r = file
-		}
-		if err := addDocuments(&pp.Spec, f, r); err != nil {
+		if err := addFile(&pp.Spec, f, stdin); err != nil {
 			return nil, err
 		}
 	}
@@ -131,6 +120,19 @@ func (o *planOptions) request(cfg *Config, stdin io.Reader) (*planv1beta1.Placem
 		pp.Spec.Placement = &planv1beta1.PlacementReference{Name: o.placement, Namespace: ns}
 	}
 	return pp, nil
+}
+
+// addFile adds the objects of file name ("-": stdin) to spec.
+func addFile(spec *planv1beta1.PlacementPlanSpec, name string, stdin io.Reader) error {
+	if name == "-" {
+		return addDocuments(spec, name, stdin)
+	}
+	file, err := os.Open(name)
+	if err != nil {
+		return err
+	}
+	defer file.Close()
+	return addDocuments(spec, name, file)
 }
 
 // addDocuments adds the objects of a YAML stream to spec by kind.
