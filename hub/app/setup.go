@@ -45,6 +45,7 @@ import (
 	"github.com/flotilla-io/flotilla/hub/overrides"
 	"github.com/flotilla-io/flotilla/hub/pipeline"
 	"github.com/flotilla-io/flotilla/hub/placement"
+	"github.com/flotilla-io/flotilla/hub/plan"
 	"github.com/flotilla-io/flotilla/hub/proxy"
 	"github.com/flotilla-io/flotilla/hub/replica"
 	"github.com/flotilla-io/flotilla/hub/reportback"
@@ -115,9 +116,13 @@ func setupHub(_ context.Context, mgr ctrl.Manager, opts *Options) error {
 	if err := mgr.AddReadyzCheck("tunnel", tunnels.ReadyCheck); err != nil {
 		return fmt.Errorf("failed to add the tunnel readiness check: %w", err)
 	}
+	// The planner reads the manager's cache and never writes; it selects
+	// resources with the watcher below (set once it exists).
+	planner := &plan.Planner{Reader: mgr.GetClient(), Framework: plugins.NewFramework(framework.Options{})}
 	if opts.ProxyBindAddress != "0" {
 		log := mgr.GetLogger().WithName("proxy")
 		h, err := proxy.New(proxy.Options{
+			Plan:                 proxy.PlanOptions{Planner: planner, Authorizer: proxy.SubjectAccessReviewer{Client: direct}, Mapper: mgr.GetRESTMapper()},
 			Dialer:               tunnels,
 			Authenticator:        &proxy.LoadedRequestHeader{Reader: direct, Log: log},
 			Authorizer:           &proxy.CachingAuthorizer{Authorizer: proxy.SubjectAccessReviewer{Client: direct}},
@@ -159,6 +164,7 @@ func setupHub(_ context.Context, mgr ctrl.Manager, opts *Options) error {
 	if err := mgr.Add(watcher); err != nil {
 		return fmt.Errorf("failed to add the resource watcher: %w", err)
 	}
+	planner.Resources = watcher
 	prom, err := opts.prometheus()
 	if err != nil {
 		return fmt.Errorf("failed to set up the client of --prometheus-url: %w", err)

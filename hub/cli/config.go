@@ -34,6 +34,7 @@ import (
 
 	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+	planv1beta1 "github.com/flotilla-io/flotilla/apis/plan/v1beta1"
 )
 
 // Color values of --color.
@@ -186,5 +187,6 @@ func Scheme() *runtime.Scheme {
 	utilruntime.Must(clientgoscheme.AddToScheme(s))
 	utilruntime.Must(clusterv1beta1.AddToScheme(s))
 	utilruntime.Must(placementv1beta1.AddToScheme(s))
+	utilruntime.Must(planv1beta1.AddToScheme(s))
 	return s
 }

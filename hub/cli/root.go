@@ -32,9 +32,9 @@ func NewCommand() *cobra.Command {
 		Short: "Inspect and operate a Flotilla fleet from its hub cluster",
 		Long: "Inspect and operate a Flotilla fleet from its hub cluster: why a placement is (not) on a\n" +
 			"cluster, which placement put an object on a member, its status as a tree, the fleet at a\n" +
-			"glance, approvals of staged update runs, cordon/uncordon/drain of member clusters, a web\n" +
-			"console, and a kubeconfig that reaches a member through the hub. -n selects\n" +
-			"ResourcePlacements in a namespace.",
+			"glance, what a placement or override would do (plan), approvals of staged update runs,\n" +
+			"cordon/uncordon/drain of member clusters, a web console, and a kubeconfig that reaches a\n" +
+			"member through the hub. -n selects ResourcePlacements in a namespace.",
 		Annotations:   map[string]string{cobra.CommandDisplayNameAnnotation: "kubectl flotilla"},
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -61,6 +61,7 @@ func NewCommand() *cobra.Command {
 		newConsoleCommand(cfg),
 		newKubeconfigCommand(cfg),
 		newGetCommand(cfg),
+		newPlanCommand(cfg),
 	)
 	version.AddTo(cmd, "kubectl-flotilla")
 	return cmd

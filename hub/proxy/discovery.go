@@ -19,9 +19,11 @@ package proxy
 import (
 	"encoding/json"
 	"net/http"
+	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	planv1beta1 "github.com/flotilla-io/flotilla/apis/plan/v1beta1"
 	"github.com/flotilla-io/flotilla/pkg/apiproxy"
 )
 
@@ -48,19 +50,51 @@ var (
 	}
 )
 
-// serveDiscovery answers the discovery paths of the aggregated API and the
-// health paths; it reports false for any other path. Discovery needs no
-// user: it says nothing about members.
-func serveDiscovery(w http.ResponseWriter, r *http.Request) bool {
+// The discovery documents of the plan API (plan.go), served when the hub
+// serves plans.
+var (
+	planGroupVersion = metav1.GroupVersionForDiscovery{GroupVersion: planv1beta1.GroupVersion.String(), Version: planv1beta1.Version}
+	planAPIGroup     = metav1.APIGroup{
+		TypeMeta:         metav1.TypeMeta{Kind: "APIGroup", APIVersion: "v1"},
+		Name:             planv1beta1.Group,
+		Versions:         []metav1.GroupVersionForDiscovery{planGroupVersion},
+		PreferredVersion: planGroupVersion,
+	}
+	planAPIResources = metav1.APIResourceList{
+		TypeMeta:     metav1.TypeMeta{Kind: "APIResourceList", APIVersion: "v1"},
+		GroupVersion: planGroupVersion.GroupVersion,
+		APIResources: []metav1.APIResource{{
+			Name:       planv1beta1.Resource,
+			Namespaced: false,
+			Kind:       planv1beta1.Kind,
+			Verbs:      metav1.Verbs{"create"},
+		}},
+	}
+)
+
+// serveDiscovery answers the discovery paths of the aggregated APIs (the
+// plan API's only when plans is true) and the health paths; it reports
+// false for any other path. Discovery needs no user: it says nothing about
+// members.
+func serveDiscovery(w http.ResponseWriter, r *http.Request, plans bool) bool {
 	var doc any
-	switch r.URL.Path {
-	case "/apis":
-		doc = metav1.APIGroupList{TypeMeta: metav1.TypeMeta{Kind: "APIGroupList", APIVersion: "v1"}, Groups: []metav1.APIGroup{apiGroup}}
-	case "/apis/" + apiproxy.Group, "/apis/" + apiproxy.Group + "/":
+	planGroup := "/apis/" + planv1beta1.Group
+	switch p := strings.TrimSuffix(r.URL.Path, "/"); {
+	case p == "/apis":
+		list := metav1.APIGroupList{TypeMeta: metav1.TypeMeta{Kind: "APIGroupList", APIVersion: "v1"}, Groups: []metav1.APIGroup{apiGroup}}
+		if plans {
+			list.Groups = append(list.Groups, planAPIGroup)
+		}
+		doc = list
+	case p == "/apis/"+apiproxy.Group:
 		doc = apiGroup
-	case "/apis/" + apiproxy.Group + "/" + apiproxy.Version, "/apis/" + apiproxy.Group + "/" + apiproxy.Version + "/":
+	case p == "/apis/"+apiproxy.Group+"/"+apiproxy.Version:
 		doc = apiResources
-	case "/healthz", "/readyz", "/livez":
+	case plans && p == planGroup:
+		doc = planAPIGroup
+	case plans && p == planGroup+"/"+planv1beta1.Version:
+		doc = planAPIResources
+	case p == "/healthz" || p == "/readyz" || p == "/livez":
 		_, _ = w.Write([]byte("ok"))
 		return true
 	default:

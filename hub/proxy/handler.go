@@ -130,6 +130,9 @@ type Options struct {
 	Registerer prometheus.Registerer
 	// Logger receives a line per request. Default: none.
 	Logger logr.Logger
+	// Plan serves the plan API (plan.go) on the same listener. Default:
+	// none (a plan request gets 503).
+	Plan PlanOptions
 }
 
 // Handler serves the hub's aggregated API.
@@ -152,6 +155,9 @@ const memberHostSuffix = ".member.flotilla.invalid"
 func New(opts Options) (*Handler, error) {
 	if opts.Dialer == nil || opts.Authenticator == nil || opts.Authorizer == nil {
 		return nil, errors.New("proxy: Options.Dialer, Authenticator and Authorizer are required")
+	}
+	if opts.Plan.Planner != nil && opts.Plan.Authorizer == nil {
+		return nil, errors.New("proxy: Options.Plan.Authorizer is required with a Planner")
 	}
 	setDefault(&opts.MaxInflightPerMember, DefaultMaxInflightPerMember)
 	setDefault(&opts.RequestTimeout, DefaultRequestTimeout)
@@ -208,7 +214,10 @@ func New(opts Options) (*Handler, error) {
 
 // ServeHTTP implements http.Handler.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if serveDiscovery(w, r) {
+	if serveDiscovery(w, r, h.opts.Plan.Planner != nil) {
+		return
+	}
+	if h.servePlan(w, r) {
 		return
 	}
 	member, rest, ok := apiproxy.ParsePath(r.URL.Path)

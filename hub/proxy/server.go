@@ -156,6 +156,11 @@ func (s *Server) Start(ctx context.Context) error {
 // proxy.flotilla.io API to the hub (manifests/hub/proxy/apiservice.yaml).
 const APIServiceName = "v1beta1.proxy.flotilla.io"
 
+// PlanAPIServiceName is the APIService that forwards the plan.flotilla.io
+// API to the same listener (manifests/hub/proxy/apiservice-plan.yaml); the
+// hub keeps its CA there too when it exists.
+const PlanAPIServiceName = "v1beta1.plan.flotilla.io"
+
 // How often keepCABundle looks at the APIService's caBundle: every
 // caBundleCheck once it is written, every caBundleRetry while the APIService
 // is missing (applied after the hub started, as the how-to says) or the write
@@ -172,11 +177,17 @@ func (s *Server) keepCABundle(ctx context.Context) {
 	for {
 		every := time.Second
 		if ca := s.CABundle(); ca != nil {
-			found, err := s.writeCABundle(ctx, ca)
+			found, err := s.writeCABundle(ctx, APIServiceName, ca)
 			if err != nil {
 				s.Log.Error(err, "Failed to write the hub's CA into the APIService", "apiService", APIServiceName)
 			}
 			every = nextCABundleCheck(found, err)
+			// The plan API's APIService is optional: its absence does not
+			// make the hub look again sooner.
+			if _, err := s.writeCABundle(ctx, PlanAPIServiceName, ca); err != nil {
+				s.Log.Error(err, "Failed to write the hub's CA into the APIService", "apiService", PlanAPIServiceName)
+				every = caBundleRetry
+			}
 		}
 		select {
 		case <-ctx.Done():
@@ -197,12 +208,12 @@ func nextCABundleCheck(found bool, err error) time.Duration {
 
 // writeCABundle writes ca into the APIService unless it holds it already;
 // found is false when there is no APIService.
-func (s *Server) writeCABundle(ctx context.Context, ca []byte) (found bool, err error) {
+func (s *Server) writeCABundle(ctx context.Context, name string, ca []byte) (found bool, err error) {
 	svc := &unstructured.Unstructured{}
 	svc.SetGroupVersionKind(schema.GroupVersionKind{Group: "apiregistration.k8s.io", Version: "v1", Kind: "APIService"})
-	if err := s.Client.Get(ctx, types.NamespacedName{Name: APIServiceName}, svc); err != nil {
+	if err := s.Client.Get(ctx, types.NamespacedName{Name: name}, svc); err != nil {
 		if apierrors.IsNotFound(err) {
-			s.Log.V(1).Info("No APIService for the API proxy: kube-apiserver does not forward to it (kubectl apply -f manifests/hub/proxy/apiservice.yaml)", "apiService", APIServiceName)
+			s.Log.V(1).Info("No APIService: kube-apiserver does not forward its API to the hub (kubectl apply -f manifests/hub/proxy/)", "apiService", name)
 			return false, nil
 		}
 		return false, err
@@ -215,6 +226,6 @@ func (s *Server) writeCABundle(ctx context.Context, ca []byte) (found bool, err 
 	if err := s.Client.Patch(ctx, svc, client.RawPatch(types.MergePatchType, patch)); err != nil {
 		return true, err
 	}
-	s.Log.Info("Wrote the hub's CA into the APIService", "apiService", APIServiceName)
+	s.Log.Info("Wrote the hub's CA into the APIService", "apiService", name)
 	return true, nil
 }

@@ -55,7 +55,7 @@ func TestServerWritesItsCAIntoTheAPIService(t *testing.T) {
 	s := &Server{Client: env.Client, Log: testr.New(t)}
 
 	for _, ca := range [][]byte{[]byte("first CA"), []byte("first CA"), []byte("rotated CA")} {
-		if found, err := s.writeCABundle(ctx, ca); err != nil || !found {
+		if found, err := s.writeCABundle(ctx, APIServiceName, ca); err != nil || !found {
 			t.Fatalf("writeCABundle = %v, %v; want found, no error", found, err)
 		}
 		got := &unstructured.Unstructured{}
@@ -72,7 +72,7 @@ func TestServerWritesItsCAIntoTheAPIService(t *testing.T) {
 	if err := env.Client.Delete(ctx, svc); err != nil {
 		t.Fatal(err)
 	}
-	if found, err := s.writeCABundle(ctx, []byte("x")); err != nil || found {
+	if found, err := s.writeCABundle(ctx, APIServiceName, []byte("x")); err != nil || found {
 		t.Errorf("writeCABundle without the APIService = %v, %v; want not found, no error", found, err)
 	}
 }

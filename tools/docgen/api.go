@@ -348,7 +348,8 @@ func wellKnown(root string) (string, error) {
 		}
 		sort.Strings(files)
 		pkg, _ := filepath.Rel(root, dir)
-		fmt.Fprintf(&b, "## %s\n\n", filepath.ToSlash(pkg))
+		// A package without keys (apis/plan/v1beta1) gets no section.
+		var keys strings.Builder
 		for _, f := range files {
 			if strings.HasSuffix(f, "_test.go") || strings.HasPrefix(filepath.Base(f), "zz_generated") {
 				continue
@@ -391,8 +392,11 @@ func wellKnown(root string) (string, error) {
 				if gd.Doc != nil {
 					title = cell(strings.TrimSpace(gd.Doc.Text()))
 				}
-				fmt.Fprintf(&b, "%s\n\n| key | Go constant | meaning |\n|---|---|---|\n%s\n\n", title, strings.Join(rows, "\n"))
+				fmt.Fprintf(&keys, "%s\n\n| key | Go constant | meaning |\n|---|---|---|\n%s\n\n", title, strings.Join(rows, "\n"))
 			}
+		}
+		if keys.Len() > 0 {
+			fmt.Fprintf(&b, "## %s\n\n%s", filepath.ToSlash(pkg), keys.String())
 		}
 	}
 	b.WriteString("Next: [the API reference](README.md).\n")

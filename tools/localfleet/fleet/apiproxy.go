@@ -168,5 +168,18 @@ ports:
 		why, _ := kubectl(ctx, hub, "get", "apiservice", "v1beta1.proxy.flotilla.io", "-o", `jsonpath={.status.conditions[?(@.type=="Available")].message}`)
 		return fmt.Errorf("%w: %s", err, why)
 	}
+	// The plan API shares the proxy's listener (a hub that predates it has
+	// no such file in its tree, and none is applied).
+	planSvc := filepath.Join(f.opts.RepoRoot, "manifests", "hub", "proxy", "apiservice-plan.yaml")
+	if _, err := os.Stat(planSvc); err != nil {
+		return nil
+	}
+	if _, err := kubectl(ctx, hub, "apply", "-f", planSvc); err != nil {
+		return err
+	}
+	if _, err := kubectl(ctx, hub, "wait", "--for", "condition=Available", "--timeout", "60s", "apiservice/v1beta1.plan.flotilla.io"); err != nil {
+		why, _ := kubectl(ctx, hub, "get", "apiservice", "v1beta1.plan.flotilla.io", "-o", `jsonpath={.status.conditions[?(@.type=="Available")].message}`)
+		return fmt.Errorf("%w: %s", err, why)
+	}
 	return nil
 }
