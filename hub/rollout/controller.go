@@ -163,7 +163,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (ctrl
 		return ctrl.Result{}, err
 	}
 	if s.again {
-		return ctrl.Result{Requeue: true}, nil
+		// A verdict changed what the gate lets through: decide again soon,
+		// once the cache has the status just written.
+		return ctrl.Result{RequeueAfter: 100 * time.Millisecond}, nil
 	}
 	// Time wakes us for resources the agent cannot track (they count as
 	// available unavailablePeriodSeconds after they were applied) and for the
