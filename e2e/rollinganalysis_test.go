@@ -36,9 +36,9 @@ import (
 )
 
 // A rolling update (maxUnavailable 1: one member per wave) whose second wave
-// fails its analysis returns the first wave: each member's limit is a label,
-// the agents report the ConfigMap's replicas as statusFeedback; member-1
-// allows 9 and passes, member-2 allows 3 and fails, and both go back to the
+// fails its analysis returns the first wave: a label says which members are
+// held to at most 3 replicas, the agents report the ConfigMap's replicas as
+// statusFeedback; member-1 is not and passes, member-2 is and fails, and both go back to the
 // old ConfigMap by themselves while member-3, never moved, is not touched.
 func TestARollingUpdateWhoseSecondWaveFailsItsAnalysisReturnsTheFirstWave(t *testing.T) {
 	ctx := context.Background()
@@ -47,7 +47,7 @@ func TestARollingUpdateWhoseSecondWaveFailsItsAnalysisReturnsTheFirstWave(t *tes
 		ns        = "wave-analysed"
 		placement = "wave-analysed"
 	)
-	labelMembers(t, hub, "max-replicas", map[string]string{"member-1": "9", "member-2": "3", "member-3": "3"})
+	labelMembers(t, hub, "strict-replicas", map[string]string{"member-1": "false", "member-2": "true", "member-3": "true"})
 
 	objs := []client.Object{
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}},
@@ -72,7 +72,7 @@ func TestARollingUpdateWhoseSecondWaveFailsItsAnalysisReturnsTheFirstWave(t *tes
 					OnFailure: placementv1beta1.AnalysisFailureRollback,
 					Checks: []placementv1beta1.AnalysisCheck{{
 						Name: "replicas-within-limit",
-						CEL:  "clusters.all(c, c.feedback.all(f, f.kind != 'ConfigMap' || f.values.all(v, v.name != 'replicas' || int(v.value) <= int(c.labels['max-replicas']))))",
+						CEL:  "clusters.all(c, c.labels['strict-replicas'] != 'true' || c.feedback.all(f, f.kind != 'ConfigMap' || f.values.all(v, v.name != 'replicas' || int(v.value) <= 3)))",
 					}},
 				},
 			}},
@@ -103,8 +103,8 @@ func TestARollingUpdateWhoseSecondWaveFailsItsAnalysisReturnsTheFirstWave(t *tes
 		return nil
 	})
 
-	// Index 1 (replicas 5): wave 1 (member-1, limit 9) passes, wave 2
-	// (member-2, limit 3) fails.
+	// Index 1 (replicas 5): wave 1 (member-1, not strict) passes, wave 2
+	// (member-2, strict: at most 3) fails.
 	cm := &corev1.ConfigMap{}
 	if err := hub.Get(ctx, types.NamespacedName{Namespace: ns, Name: "settings"}, cm); err != nil {
 		t.Fatal(err)
