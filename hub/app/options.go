@@ -28,9 +28,9 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation"
 
+	"github.com/flotilla-io/flotilla/hub/analysis"
 	"github.com/flotilla-io/flotilla/hub/failover"
 	"github.com/flotilla-io/flotilla/hub/proxy"
-	"github.com/flotilla-io/flotilla/hub/updaterun"
 	"github.com/flotilla-io/flotilla/pkg/tunnel"
 )
 
@@ -226,7 +226,7 @@ type Options struct {
 	// Prometheus; "" trusts the system's. Default: "".
 	PrometheusCAFile string
 	// PrometheusTimeout bounds one query; a slower one fails its round.
-	// Default: 10s (updaterun.DefaultPrometheusTimeout).
+	// Default: 10s (analysis.DefaultPrometheusTimeout).
 	PrometheusTimeout time.Duration
 }
 
@@ -301,7 +301,7 @@ func NewOptions() *Options {
 		ProxyMaxStreamDuration:      proxy.DefaultMaxStreamDuration,
 		ClusterProfileNamespace:     "flotilla-system",
 		ClusterProfileServer:        "https://kubernetes.default.svc",
-		PrometheusTimeout:           updaterun.DefaultPrometheusTimeout,
+		PrometheusTimeout:           analysis.DefaultPrometheusTimeout,
 		Workers: WorkerOptions{
 			Placement:     2,
 			Scheduler:     2,
@@ -549,11 +549,11 @@ func (o *Options) validatePrometheus() error {
 }
 
 // prometheus returns the client of --prometheus-url; nil when it is empty.
-func (o *Options) prometheus() (updaterun.Prometheus, error) {
+func (o *Options) prometheus() (analysis.Prometheus, error) {
 	if o.PrometheusURL == "" {
 		return nil, nil
 	}
-	return updaterun.NewPrometheus(updaterun.PrometheusOptions{
+	return analysis.NewPrometheus(analysis.PrometheusOptions{
 		URL: o.PrometheusURL, BearerTokenFile: o.PrometheusBearerTokenFile, CAFile: o.PrometheusCAFile, Timeout: o.PrometheusTimeout,
 	})
 }

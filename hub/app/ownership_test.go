@@ -389,6 +389,17 @@ func TestEveryWriterWritesOnlyItsFields(t *testing.T) {
 	// these fields through the same writer; adding the step here is open work.
 	rec.exempt("ClusterResourcePlacement", "status.conditions[ClusterResourcePlacement"+placementv1beta1.ConditionFencing+"]", pipeline.ManagerFencing)
 	rec.exempt("Work", "metadata.finalizers["+placementv1beta1.AppliedResourcesCleanupFinalizer+"]", pipeline.ManagerFencing)
+	// Not exercised here yet either: a rolling update's wave analysis
+	// (hub/rollout/analysis_controller.go) needs a placement with
+	// strategy.rollingUpdate.analysis and agents reporting feedback, which
+	// this test's placements never have. Its envtests
+	// (hub/rollout/analysis_controller_test.go) and the kwok e2e
+	// TestARollingUpdateWhoseSecondWaveFailsItsAnalysisReturnsTheFirstWave
+	// write these fields through the same writer; adding the step here is open
+	// work.
+	rec.exempt("ClusterResourcePlacement", "status.rolloutAnalysis", pipeline.ManagerRollout)
+	rec.exempt("ClusterResourcePlacement", "status.conditions[ClusterResourcePlacement"+placementv1beta1.ConditionRolloutAnalysis+"]", pipeline.ManagerRollout)
+	rec.exempt("ClusterResourceSnapshot", "metadata.annotations["+placementv1beta1.AnnotationFailedAnalysis+"]", pipeline.ManagerRollout)
 	testenv.Eventually(t, 10*time.Second, func() error {
 		if lines := rec.report(); len(lines) > 0 {
 			return fmt.Errorf("managedFields and deletions disagree with hub/pipeline/ownership.go:\n%s", strings.Join(lines, "\n"))

@@ -29,6 +29,13 @@ limitations under the License.
 // never wait for a window. An Event on the placement marks the rollout being
 // held and moving again.
 //
+// Analysis (spec.strategy.rollingUpdate.analysis): each wave of clusters moved
+// to a new snapshot is judged before the next moves, and a failed wave pauses
+// the rollout or rolls every moved cluster back (DecideGate decides, with the
+// rules in its comment; hub/analysis evaluates the checks). The progress is in
+// the placement's status.rolloutAnalysis and RolloutAnalysis condition, which
+// this controller writes with server-side apply, and in Events.
+//
 // Placements with strategy type External are left alone entirely: their bindings
 // are moved by staged update runs (docs/concepts/pipeline.md). The controller serves both
 // scopes: a ClusterResourcePlacement (a request without namespace) and a
@@ -56,6 +63,7 @@ import (
 
 	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+	"github.com/flotilla-io/flotilla/hub/analysis"
 	"github.com/flotilla-io/flotilla/hub/enqueue"
 	"github.com/flotilla-io/flotilla/hub/overrides"
 	"github.com/flotilla-io/flotilla/hub/pipeline"
@@ -71,10 +79,16 @@ type Reconciler struct {
 	// Now is the clock. Default: time.Now.
 	Now func() time.Time
 	// Recorder records Events on the placement when its maintenance windows
-	// start or stop holding the rollout. Default: none.
+	// start or stop holding the rollout, and as its analysis judges waves.
+	// Default: none.
 	Recorder events.EventRecorder
+	// Prometheus runs the queries of the analysis's prometheus checks
+	// (analysis.NewPrometheus). Default: none (such checks fail their rounds,
+	// saying so).
+	Prometheus analysis.Prometheus
 
-	waves waveClock
+	waves  waveClock
+	checks analysis.Cache
 }
 
 // scope carries what the phases of one reconcile learn.
@@ -99,8 +113,25 @@ type scope struct {
 	// window is the step the maintenance windows impose on binds and updates,
 	// or nil (set by plan).
 	window *Step
+	// snapshots are the placement's resource snapshots (masters) by name, when
+	// it has an analysis or its latest snapshot is marked failed (set by
+	// loadSnapshots).
+	snapshots map[string]placementv1beta1.ResourceSnapshotObj
+	// gate is what the wave analysis lets through (set by plan; its status by
+	// judge and recordWave).
+	gate *Gate
+	// again asks for another reconcile at once: a verdict changed what the
+	// gate lets through (set by judge and markFailed).
+	again bool
 	// done stops the phases after the current one (no snapshot yet).
 	done bool
+}
+
+// requeueIn makes the reconcile look again in d at the latest.
+func (s *scope) requeueIn(d time.Duration) {
+	if d > 0 && (s.recheck == 0 || d < s.recheck) {
+		s.recheck = d
+	}
 }
 
 // stopped reports whether a phase decided that nothing is left to do.
@@ -121,10 +152,20 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (ctrl
 		pipeline.Phase[scope]{Name: "load the latest resource snapshot", Run: r.loadLatest},
 		pipeline.Phase[scope]{Name: "load the bindings", Run: r.loadBindings},
 		pipeline.Phase[scope]{Name: "load the overrides", Run: r.loadOverrides},
+		pipeline.Phase[scope]{Name: "load the resource snapshots", Run: r.loadSnapshots},
 		pipeline.Phase[scope]{Name: "select the wave", Run: r.plan},
+		pipeline.Phase[scope]{Name: "judge the wave", Run: r.judge},
+		pipeline.Phase[scope]{Name: "mark a failed snapshot", Run: r.markFailed},
+		pipeline.Phase[scope]{Name: "record the wave", Run: r.recordWave},
+		pipeline.Phase[scope]{Name: "roll clusters back", Run: r.rollBack},
 		pipeline.Phase[scope]{Name: "move the bindings", Run: r.move},
 	); err != nil || s.done {
 		return ctrl.Result{}, err
+	}
+	if s.again {
+		// A verdict changed what the gate lets through: decide again soon,
+		// once the cache has the status just written.
+		return ctrl.Result{RequeueAfter: 100 * time.Millisecond}, nil
 	}
 	// Time wakes us for resources the agent cannot track (they count as
 	// available unavailablePeriodSeconds after they were applied) and for the
@@ -191,11 +232,27 @@ func (r *Reconciler) plan(_ context.Context, s *scope) error {
 			HasResources: hasResources, Current: isCurrent(crp, b, s.latest, s.overrides[b.GetName()]), Ready: ready, NotReady: why,
 		})
 	}
+	// The analysis holds binds and updates as the maintenance windows do; a
+	// closed window says so first.
+	r.gate(s)
+	held := s.window
+	if held == nil {
+		held = s.gate.Hold
+	}
 	for g, bs := range groups {
 		target := targetCount(crp, g, bs)
 		maxUnavailable, maxSurge := Limits(crp.GetPlacementSpec().Strategy.RollingUpdate, target)
-		for name, step := range SelectWave(Input{Target: target, MaxUnavailable: maxUnavailable, MaxSurge: maxSurge, Bindings: bs, Window: s.window}).Steps {
+		for name, step := range SelectWave(Input{Target: target, MaxUnavailable: maxUnavailable, MaxSurge: maxSurge, Bindings: bs, Window: held}).Steps {
 			s.steps[name] = step
+		}
+	}
+	// A cluster on a snapshot marked failed is held from it too, whether it
+	// moves back now or waits for its turn.
+	if g := s.gate; g.Hold != nil && g.Hold.Reason == placementv1beta1.ReasonRolloutResourceSnapshotFailed {
+		for _, b := range s.bindings {
+			if name := b.GetName(); s.steps[name].Action == ActionNone && b.GetBindingSpec().State == placementv1beta1.BindingStateBound {
+				s.steps[name] = *g.Hold
+			}
 		}
 	}
 	return nil
@@ -224,7 +281,7 @@ func (r *Reconciler) move(ctx context.Context, s *scope) error {
 			lg.V(1).Info("removed binding", "binding", name, "cluster", cluster)
 			continue
 		case ActionBind, ActionUpdate:
-			if err := r.moveToLatest(ctx, crp, b, latest, s.overrides[name], step.Action == ActionBind); err != nil {
+			if err := r.moveTo(ctx, crp, b, latest, s.overrides[name], step.Action == ActionBind); err != nil {
 				return err
 			}
 			r.waves.start(wave, latest.GetName(), now)
@@ -238,7 +295,7 @@ func (r *Reconciler) move(ctx context.Context, s *scope) error {
 			continue
 		}
 		switch before := heldByWindow(b); {
-		case step.Action == ActionHold && step.Reason != "" && before != step.Reason:
+		case step.Action == ActionHold && s.window != nil && step.Reason == s.window.Reason && before != step.Reason:
 			held++
 		case (step.Action == ActionBind || step.Action == ActionUpdate) && before != "":
 			resumed++
@@ -287,10 +344,11 @@ func (r *Reconciler) announceWindow(ctx context.Context, s *scope, held, resumed
 	log.FromContext(ctx).V(1).Info("maintenance windows changed the rollout", "held", held, "resumed", resumed)
 }
 
-// moveToLatest binds b to the latest snapshot with the placement's apply
-// strategy. Binding a Scheduled binding changes its state, which the scheduler
-// writes too, so that patch applies only while the binding is still Scheduled.
-func (r *Reconciler) moveToLatest(ctx context.Context, crp placementv1beta1.PlacementObj, b placementv1beta1.BindingObj,
+// moveTo binds b to a snapshot (the latest, or the earlier one of a rollback)
+// with the placement's apply strategy. Binding a Scheduled binding changes its
+// state, which the scheduler writes too, so that patch applies only while the
+// binding is still Scheduled.
+func (r *Reconciler) moveTo(ctx context.Context, crp placementv1beta1.PlacementObj, b placementv1beta1.BindingObj,
 	latest placementv1beta1.ResourceSnapshotObj, ov overrides.BindingRefs, bind bool) error {
 	set := map[string]any{"resourceSnapshotName": latest.GetName(), "applyStrategy": nil}
 	ov.Set(set)

@@ -38,6 +38,7 @@ import (
 
 	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+	"github.com/flotilla-io/flotilla/hub/analysis"
 	"github.com/flotilla-io/flotilla/hub/pipeline"
 	"github.com/flotilla-io/flotilla/hub/readiness"
 	"github.com/flotilla-io/flotilla/pkg/conditions"
@@ -62,13 +63,13 @@ type Reconciler struct {
 	// Workers is how many runs are handled at once. Default: 1.
 	Workers int
 
-	// Prometheus runs the queries of prometheus analysis checks (NewPrometheus).
+	// Prometheus runs the queries of prometheus analysis checks (analysis.NewPrometheus).
 	// Default: none, and a prometheus check fails its round with a message
 	// that names the hub's --prometheus-url.
-	Prometheus Prometheus
+	Prometheus analysis.Prometheus
 
 	// checks holds the runs' compiled analysis checks.
-	checks checkCache
+	checks analysis.Cache
 }
 
 // scope carries what the phases of one reconcile learn.
@@ -131,7 +132,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (_ ct
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if !run.DeletionTimestamp.IsZero() || isFinished(run) {
-		r.checks.forget(string(run.UID))
+		r.checks.Forget(string(run.UID))
 		return ctrl.Result{}, nil
 	}
 	s := &scope{run: run, now: metav1.NewTime(r.now().Truncate(time.Second))}

@@ -56,8 +56,8 @@ limitations under the License.
 // a TimedWait task waits for its waitTime; an Analysis task runs its checks
 // every interval — CEL over the stage's entries of the placement's
 // status.placementStatuses, or PromQL queries to the hub's Prometheus with a CEL
-// condition on the result (prometheus.go) — until it passes or fails
-// (analysis.go: judgeRound is the rule, a round runs only once every entry shows
+// condition on the result (hub/analysis) — until it passes or fails
+// (hub/analysis: JudgeRound is the rule, a round runs only once every entry shows
 // the run's index Available). A failed
 // analysis with onFailure Pause stops the run (Progressing=False,
 // AnalysisPaused); with Rollback, the run moves every cluster it started back to

@@ -35,6 +35,7 @@ import (
 
 	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+	"github.com/flotilla-io/flotilla/hub/analysis"
 	"github.com/flotilla-io/flotilla/hub/pipeline"
 	"github.com/flotilla-io/flotilla/pkg/conditions"
 )
@@ -280,7 +281,7 @@ func (r *Reconciler) analysisTask(ctx context.Context, s *scope, stage int, st *
 		ts.Analysis = &placementv1beta1.AnalysisStatus{}
 	}
 	interval := spec.Interval.Duration
-	if d := nextRoundIn(ts.Analysis.LastRoundTime, interval, r.now()); d > 0 {
+	if d := analysis.NextRoundIn(ts.Analysis.LastRoundTime, interval, r.now()); d > 0 {
 		s.requeueIn(d)
 		return &taskWait{analysis: analysisRunningMessage(spec, ts.Analysis, d)}, nil, nil
 	}
@@ -296,7 +297,7 @@ func (r *Reconciler) analysisTask(ctx context.Context, s *scope, stage int, st *
 		set(&ts.Conditions, placementv1beta1.ConditionAnalysisPassed, c, gen)
 		return &taskWait{analysis: c.message}, nil, nil
 	}
-	checks, err := r.checks.get(string(s.run.UID), stage, spec.Checks)
+	checks, err := r.checks.Get(string(s.run.UID), stage, spec.Checks)
 	if err != nil {
 		// Initialization compiled the checks; this is a hub whose CEL changed.
 		c := analysisFailedCondition(ts.Analysis, err.Error())
@@ -304,20 +305,20 @@ func (r *Reconciler) analysisTask(ctx context.Context, s *scope, stage int, st *
 		s.announce(corev1.EventTypeWarning, placementv1beta1.ReasonAnalysisFailed, "stage %s: %s", st.StageName, c.message)
 		return nil, &analysisFailure{message: c.message}, nil
 	}
-	results, err := runChecks(ctx, checks, round{clusters: inputs, prometheus: r.Prometheus, now: s.now.Time})
+	results, err := analysis.Run(ctx, checks, analysis.Round{Clusters: inputs, Prometheus: r.Prometheus, Now: s.now.Time})
 	if err != nil {
 		return nil, nil, err
 	}
-	next, phase := judgeRound(spec, *ts.Analysis, results, s.now)
+	next, phase := analysis.JudgeRound(spec, *ts.Analysis, results, s.now)
 	roundFailed := next.Failures > ts.Analysis.Failures
 	*ts.Analysis = next
 	switch phase {
-	case analysisPassed:
+	case analysis.Passed:
 		c := analysisPassedCondition(&next)
 		set(&ts.Conditions, placementv1beta1.ConditionAnalysisPassed, c, gen)
 		s.announce(corev1.EventTypeNormal, placementv1beta1.ReasonAnalysisPassed, "stage %s: %s", st.StageName, c.message)
 		return nil, nil, nil
-	case analysisFailed:
+	case analysis.Failed:
 		c := analysisFailedCondition(&next, next.LastFailure)
 		set(&ts.Conditions, placementv1beta1.ConditionAnalysisPassed, c, gen)
 		s.announce(corev1.EventTypeWarning, placementv1beta1.ReasonAnalysisFailed, "stage %s: %s", st.StageName, c.message)
@@ -325,7 +326,7 @@ func (r *Reconciler) analysisTask(ctx context.Context, s *scope, stage int, st *
 	}
 	if roundFailed {
 		s.announce(corev1.EventTypeWarning, "AnalysisRoundFailed", "stage %s: round %d failed (%d of %d failing rounds allowed): %s",
-			st.StageName, next.Rounds, next.Failures, atLeastOne(spec.FailureLimit)-1, next.LastFailure)
+			st.StageName, next.Rounds, next.Failures, analysis.AtLeastOne(spec.FailureLimit)-1, next.LastFailure)
 	}
 	s.requeueIn(interval)
 	c := analysisRunningCondition(spec, &next, interval)
@@ -351,13 +352,13 @@ const staleStatusRetry = time.Second
 // ReportDiff), yet are in stale: the placement's status is written after the
 // bindings', and an entry from before the agent reported on the run's snapshot
 // would show the old version's feedback, or none.
-func (r *Reconciler) analysisInputs(ctx context.Context, s *scope, st *placementv1beta1.StageUpdatingStatus) ([]clusterInput, []string, error) {
+func (r *Reconciler) analysisInputs(ctx context.Context, s *scope, st *placementv1beta1.StageUpdatingStatus) ([]analysis.Cluster, []string, error) {
 	byCluster := make(map[string]*placementv1beta1.PerClusterPlacementStatus, len(s.placement.Status.PlacementStatuses))
 	for i := range s.placement.Status.PlacementStatuses {
 		pcs := &s.placement.Status.PlacementStatuses[i]
 		byCluster[pcs.ClusterName] = pcs
 	}
-	var inputs []clusterInput
+	var inputs []analysis.Cluster
 	var stale []string
 	for _, c := range st.Clusters {
 		if !conditions.IsTrue(c.Conditions, placementv1beta1.ConditionUpdateRunSucceeded) {
@@ -372,7 +373,7 @@ func (r *Reconciler) analysisInputs(ctx context.Context, s *scope, st *placement
 		if err := r.Client.Get(ctx, types.NamespacedName{Name: c.ClusterName}, mc); client.IgnoreNotFound(err) != nil {
 			return nil, nil, fmt.Errorf("failed to get MemberCluster %s: %w", c.ClusterName, err)
 		}
-		inputs = append(inputs, clusterInput{status: *pcs, labels: mc.Labels})
+		inputs = append(inputs, analysis.Cluster{Status: *pcs, Labels: mc.Labels})
 	}
 	return inputs, stale, nil
 }

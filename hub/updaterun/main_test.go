@@ -40,6 +40,7 @@ import (
 
 	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+	"github.com/flotilla-io/flotilla/hub/analysis"
 	"github.com/flotilla-io/flotilla/hub/overrides"
 	"github.com/flotilla-io/flotilla/hub/placement"
 	"github.com/flotilla-io/flotilla/hub/resources"
@@ -75,7 +76,7 @@ func startHub(t *testing.T, agent *memberAgents) {
 
 // startHubWithPrometheus is startHub with prom running the analyses'
 // prometheus checks (nil: none, as a hub without --prometheus-url).
-func startHubWithPrometheus(t *testing.T, agent *memberAgents, prom updaterun.Prometheus) {
+func startHubWithPrometheus(t *testing.T, agent *memberAgents, prom analysis.Prometheus) {
 	t.Helper()
 	env.StartManager(t, func(mgr ctrl.Manager) error {
 		watcher, err := resources.NewWatcher(mgr.GetConfig(), mgr.GetLogger().WithName("resources"), resources.Options{})

@@ -29,20 +29,7 @@ const (
 	metricResultRolledBack = "rolled_back"
 )
 
-// Results of flotilla_updaterun_prometheus_queries_total.
-const (
-	// metricQueryOK: Prometheus answered with a result a check can judge.
-	metricQueryOK = "ok"
-	// metricQueryError: the query failed, timed out, did not reach Prometheus,
-	// or returned a result no check can judge (too many series, a range vector).
-	metricQueryError = "error"
-)
-
 var (
-	prometheusQueriesTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "flotilla_updaterun_prometheus_queries_total",
-		Help: "Queries of analyses' prometheus checks sent to --prometheus-url, by result (ok, error).",
-	}, []string{"result"})
 	clustersUpdatedTotal = prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "flotilla_updaterun_clusters_updated_total",
 		Help: "Clusters a staged update run moved to its resource snapshot and saw Available.",
@@ -54,9 +41,7 @@ var (
 )
 
 func init() {
-	metrics.Registry.MustRegister(clustersUpdatedTotal, runsFinishedTotal, prometheusQueriesTotal)
-	prometheusQueriesTotal.WithLabelValues(metricQueryOK)
-	prometheusQueriesTotal.WithLabelValues(metricQueryError)
+	metrics.Registry.MustRegister(clustersUpdatedTotal, runsFinishedTotal)
 	runsFinishedTotal.WithLabelValues(metricResultSucceeded)
 	runsFinishedTotal.WithLabelValues(metricResultFailed)
 	runsFinishedTotal.WithLabelValues(metricResultRolledBack)

@@ -31,7 +31,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
-	"github.com/flotilla-io/flotilla/hub/updaterun"
+	"github.com/flotilla-io/flotilla/hub/analysis"
 	"github.com/flotilla-io/flotilla/pkg/conditions"
 	"github.com/flotilla-io/flotilla/pkg/testenv"
 )
@@ -53,7 +53,7 @@ func promAnalysisTask(onFailure placementv1beta1.AnalysisFailurePolicy, successC
 
 // errorRatioMetrics serves flotilla_test_error_ratio{cluster} from a registry
 // of its own, and starts a real Prometheus that scrapes it.
-func errorRatioMetrics(t *testing.T) (*prometheus.GaugeVec, updaterun.Prometheus) {
+func errorRatioMetrics(t *testing.T) (*prometheus.GaugeVec, analysis.Prometheus) {
 	t.Helper()
 	reg := prometheus.NewRegistry()
 	ratio := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "flotilla_test_error_ratio", Help: "Share of failing requests, per cluster."}, []string{"cluster"})
@@ -61,7 +61,7 @@ func errorRatioMetrics(t *testing.T) (*prometheus.GaugeVec, updaterun.Prometheus
 	srv := httptest.NewServer(promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	t.Cleanup(srv.Close)
 	url := testenv.StartPrometheus(t, strings.TrimPrefix(srv.URL, "http://"))
-	prom, err := updaterun.NewPrometheus(updaterun.PrometheusOptions{URL: url, Timeout: 5 * time.Second})
+	prom, err := analysis.NewPrometheus(analysis.PrometheusOptions{URL: url, Timeout: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +69,7 @@ func errorRatioMetrics(t *testing.T) (*prometheus.GaugeVec, updaterun.Prometheus
 }
 
 // prometheusHas waits until Prometheus has scraped the value for the cluster.
-func prometheusHas(t *testing.T, prom updaterun.Prometheus, cluster string, value float64) {
+func prometheusHas(t *testing.T, prom analysis.Prometheus, cluster string, value float64) {
 	t.Helper()
 	query := fmt.Sprintf("flotilla_test_error_ratio{cluster=%q}", cluster)
 	testenv.Eventually(t, 60*time.Second, func() error {

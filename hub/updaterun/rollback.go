@@ -27,6 +27,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+	"github.com/flotilla-io/flotilla/hub/analysis"
 	"github.com/flotilla-io/flotilla/hub/overrides"
 	"github.com/flotilla-io/flotilla/hub/pipeline"
 	"github.com/flotilla-io/flotilla/pkg/conditions"
@@ -136,7 +137,7 @@ func (r *Reconciler) rollBack(ctx context.Context, s *scope, failed int, why str
 	set(&run.Status.Conditions, placementv1beta1.ConditionUpdateRunProgressing, finished("the run was rolled back"), gen)
 	s.announce(corev1.EventTypeWarning, c.reason, "%s", c.message)
 	s.result = metricResultRolledBack
-	r.checks.forget(string(run.UID))
+	r.checks.Forget(string(run.UID))
 	return nil
 }
 
@@ -223,7 +224,7 @@ func (r *Reconciler) markSnapshotFailed(ctx context.Context, s *scope, stage, wh
 	if _, ok := s.target.Annotations[placementv1beta1.AnnotationFailedAnalysis]; ok {
 		return nil
 	}
-	value := truncate(fmt.Sprintf("ClusterStagedUpdateRun %s, stage %s: %s", s.run.Name, stage, why), maxFailureMessage)
+	value := analysis.Truncate(fmt.Sprintf("ClusterStagedUpdateRun %s, stage %s: %s", s.run.Name, stage, why), analysis.MaxFailureMessage)
 	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]string{placementv1beta1.AnnotationFailedAnalysis: value}}})
 	if err != nil {
 		return err

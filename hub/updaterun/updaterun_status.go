@@ -24,6 +24,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+	"github.com/flotilla-io/flotilla/hub/analysis"
 	"github.com/flotilla-io/flotilla/pkg/conditions"
 )
 
@@ -260,7 +261,7 @@ func analysisCounts(st *placementv1beta1.AnalysisStatus) string {
 
 func analysisRunningMessage(spec *placementv1beta1.Analysis, st *placementv1beta1.AnalysisStatus, next time.Duration) string {
 	return fmt.Sprintf("%s; passes after %d passing in a row, fails after %d failing; next round in %s",
-		analysisCounts(st), atLeastOne(spec.SuccessCount), atLeastOne(spec.FailureLimit), next.Round(time.Second))
+		analysisCounts(st), analysis.AtLeastOne(spec.SuccessCount), analysis.AtLeastOne(spec.FailureLimit), next.Round(time.Second))
 }
 
 func analysisRunningCondition(spec *placementv1beta1.Analysis, st *placementv1beta1.AnalysisStatus, next time.Duration) condition {
@@ -313,7 +314,7 @@ func bindingRolloutStarted(run, snapshot, index string) condition {
 
 func bindingRolledBack(run, snapshot, index, why string) condition {
 	return condition{metav1.ConditionTrue, placementv1beta1.ReasonRolloutStarted,
-		fmt.Sprintf("ClusterStagedUpdateRun %s rolled the cluster back to resource snapshot %s (index %s): %s", run, snapshot, index, truncate(why, 512))}
+		fmt.Sprintf("ClusterStagedUpdateRun %s rolled the cluster back to resource snapshot %s (index %s): %s", run, snapshot, index, analysis.Truncate(why, 512))}
 }
 
 func bindingControlledExternally(placement string) condition {

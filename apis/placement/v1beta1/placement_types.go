@@ -176,6 +176,12 @@ type PlacementStatus struct {
 	// +optional
 	HandOff []HandOffValue `json:"handOff,omitempty"`
 
+	// RolloutAnalysis is the progress of spec.strategy.rollingUpdate.analysis:
+	// the resource snapshot and the wave being judged, and the clusters moved to
+	// it. Written by the rollout controller; absent without an analysis.
+	// +optional
+	RolloutAnalysis *RolloutAnalysisStatus `json:"rolloutAnalysis,omitempty"`
+
 	// Conditions summarise the placement over all its clusters. Their types are the
 	// per-cluster types with a ClusterResourcePlacement (or ResourcePlacement) prefix,
 	// such as ClusterResourcePlacementScheduled.

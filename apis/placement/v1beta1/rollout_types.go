@@ -103,4 +103,61 @@ type RollingUpdateConfig struct {
 	// +kubebuilder:validation:MaxItems=8
 	// +optional
 	MaintenanceWindows []MaintenanceWindow `json:"maintenanceWindows,omitempty"`
+
+	// Analysis, when set, judges each wave of the rolling update, with the same
+	// checks as a staged update run's Analysis task: once the clusters of a wave
+	// run a new resource snapshot Available, no other cluster is bound or
+	// updated until the analysis passes over that wave's clusters (the cel
+	// checks' clusters, the prometheus checks' {{clusters}}). When it fails,
+	// onFailure Pause holds the rollout where it is; Rollback returns every
+	// cluster the rollout moved to the snapshot to the snapshot it ran before
+	// (within maxUnavailable) and marks the snapshot failed
+	// (AnnotationFailedAnalysis), so that the rollout does not take it again
+	// until the resources change. status.rolloutAnalysis shows the progress, the
+	// placement's RolloutAnalysis condition the verdict.
+	// +optional
+	Analysis *Analysis `json:"analysis,omitempty"`
+}
+
+// RolloutAnalysisStatus is the progress of a rolling update's analysis
+// (spec.strategy.rollingUpdate.analysis) over the rollout of one resource
+// snapshot.
+type RolloutAnalysisStatus struct {
+	// ResourceSnapshotName is the resource snapshot whose rollout is judged.
+	// +required
+	ResourceSnapshotName string `json:"resourceSnapshotName"`
+
+	// Wave is the number of the wave being judged, or judged last: 1 for the
+	// first wave of the snapshot, 0 before it.
+	// +optional
+	Wave int32 `json:"wave,omitempty"`
+
+	// Clusters are the clusters of that wave: the clusters the rollout moved to
+	// the snapshot together.
+	// +optional
+	Clusters []string `json:"clusters,omitempty"`
+
+	// Analysis counts the rounds of that wave's analysis and keeps its last
+	// failure (the check, the clusters it is false on and their values).
+	// +optional
+	Analysis *AnalysisStatus `json:"analysis,omitempty"`
+
+	// Moved are the clusters the rollout moved to the snapshot, each with the
+	// snapshot it ran before: what a rollback returns it to.
+	// +listType=map
+	// +listMapKey=clusterName
+	// +optional
+	Moved []MovedCluster `json:"moved,omitempty"`
+}
+
+// MovedCluster is a cluster a rolling update moved to a resource snapshot.
+type MovedCluster struct {
+	// ClusterName is the member cluster.
+	// +required
+	ClusterName string `json:"clusterName"`
+
+	// PreviousResourceSnapshotName is the resource snapshot the cluster ran
+	// before; empty when it ran none (the rollout bound it to its first).
+	// +optional
+	PreviousResourceSnapshotName string `json:"previousResourceSnapshotName,omitempty"`
 }

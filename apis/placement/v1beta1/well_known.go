@@ -86,10 +86,11 @@ const (
 	AnnotationRebalanced = "placement.flotilla.io/rebalanced"
 
 	// AnnotationFailedAnalysis marks, on the first resource snapshot of a set, that
-	// an analysis failed on it and a ClusterStagedUpdateRun rolled it back; the
-	// value names the run, the stage and the check. A run of a marked snapshot is
-	// not initialized (ResourceSnapshotFailed): a change of the placement's
-	// resources makes a new snapshot to roll out. Removing the annotation (kubectl
+	// an analysis failed on it and a ClusterStagedUpdateRun or the rolling update
+	// rolled it back; the value names the run and the stage (or the placement and
+	// the wave) and the check. A run of a marked snapshot is not initialized
+	// (ResourceSnapshotFailed), and the rolling update does not move clusters to
+	// it: a change of the placement's resources makes a new snapshot to roll out. Removing the annotation (kubectl
 	// annotate ... placement.flotilla.io/failed-analysis-) lets a run take the
 	// snapshot again.
 	AnnotationFailedAnalysis = "placement.flotilla.io/failed-analysis"

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package updaterun
+package analysis
 
 import (
 	"context"
@@ -235,9 +235,9 @@ func formatValue(f float64) string {
 }
 
 // runPrometheusCheck runs one prometheus check over the stage's clusters at now.
-func runPrometheusCheck(ctx context.Context, prom Prometheus, c compiledCheck, clusters []string, now time.Time) checkResult {
-	fail := func(format string, args ...any) checkResult {
-		return checkResult{name: c.name, message: fmt.Sprintf("check %s: ", c.name) + fmt.Sprintf(format, args...)}
+func runPrometheusCheck(ctx context.Context, prom Prometheus, c Check, clusters []string, now time.Time) CheckResult {
+	fail := func(format string, args ...any) CheckResult {
+		return CheckResult{Name: c.name, Message: fmt.Sprintf("check %s: ", c.name) + fmt.Sprintf(format, args...)}
 	}
 	if prom == nil {
 		return fail("no Prometheus is configured: start the hub with --prometheus-url")
@@ -246,7 +246,7 @@ func runPrometheusCheck(ctx context.Context, prom Prometheus, c compiledCheck, c
 	val, _, _, err := prom.Query(ctx, query, now)
 	if err != nil {
 		prometheusQueriesTotal.WithLabelValues(metricQueryError).Inc()
-		return fail("the query failed: %s", oneLine(err.Error()))
+		return fail("the query failed: %s", OneLine(err.Error()))
 	}
 	in, err := resultInput(val)
 	if err != nil {
@@ -257,15 +257,15 @@ func runPrometheusCheck(ctx context.Context, prom Prometheus, c compiledCheck, c
 	ok, err := evalCondition(ctx, c, in)
 	switch {
 	case err != nil:
-		return fail("the successCondition could not be evaluated: %s (%s)", oneLine(err.Error()), describeResult(val))
+		return fail("the successCondition could not be evaluated: %s (%s)", OneLine(err.Error()), describeResult(val))
 	case !ok:
 		return fail("%s is false: %s", c.condition, describeResult(val))
 	}
-	return checkResult{name: c.name, passed: true}
+	return CheckResult{Name: c.name, Passed: true}
 }
 
 // evalCondition evaluates a successCondition over a result.
-func evalCondition(ctx context.Context, c compiledCheck, result any) (bool, error) {
+func evalCondition(ctx context.Context, c Check, result any) (bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
 	defer cancel()
 	val, _, err := c.prg.ContextEval(ctx, map[string]any{"result": result})

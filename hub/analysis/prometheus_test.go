@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package updaterun
+package analysis
 
 import (
 	"context"
@@ -264,12 +264,12 @@ func TestCompilePrometheusChecks(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := compileChecks([]placementv1beta1.AnalysisCheck{tc.check})
+			_, err := Compile([]placementv1beta1.AnalysisCheck{tc.check})
 			switch {
 			case tc.wantErr == "" && err != nil:
-				t.Fatalf("compileChecks: %v", err)
+				t.Fatalf("Compile: %v", err)
 			case tc.wantErr != "" && (err == nil || !strings.HasPrefix(err.Error(), tc.wantErr)):
-				t.Fatalf("compileChecks error = %v, want one starting %q", err, tc.wantErr)
+				t.Fatalf("Compile error = %v, want one starting %q", err, tc.wantErr)
 			}
 		})
 	}
@@ -278,16 +278,16 @@ func TestCompilePrometheusChecks(t *testing.T) {
 // A prometheus check on a hub with no Prometheus fails its round, saying which
 // flag to set: it neither passes nor stops the hub.
 func TestAPrometheusCheckWithNoPrometheusFailsItsRound(t *testing.T) {
-	checks, err := compileChecks([]placementv1beta1.AnalysisCheck{promCheck("errors", "vector(0)", "true")})
+	checks, err := Compile([]placementv1beta1.AnalysisCheck{promCheck("errors", "vector(0)", "true")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := runChecks(context.Background(), checks, round{now: time.Now()})
+	got, err := Run(context.Background(), checks, Round{Now: time.Now()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []checkResult{fail("errors", "check errors: no Prometheus is configured: start the hub with --prometheus-url")}
-	if diff := cmp.Diff(want, got, cmp.AllowUnexported(checkResult{})); diff != "" {
+	want := []CheckResult{fail("errors", "check errors: no Prometheus is configured: start the hub with --prometheus-url")}
+	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("results (-want +got):\n%s", diff)
 	}
 }
@@ -334,7 +334,7 @@ func TestPrometheusChecksAgainstARealPrometheus(t *testing.T) {
 	}
 	waitForSample(t, prom, `flotilla_test_error_ratio{cluster="a-2"}`, 0.002)
 
-	checks, err := compileChecks([]placementv1beta1.AnalysisCheck{
+	checks, err := Compile([]placementv1beta1.AnalysisCheck{
 		promCheck("max-ratio", `max(flotilla_test_error_ratio{cluster=~"{{clusters}}"})`, "size(result) == 1 && result[0].value < 0.01"),
 		promCheck("every-cluster", `flotilla_test_error_ratio{cluster=~"{{clusters}}"}`, "size(result) == 2 && result.all(s, s.value < 0.01)"),
 		promCheck("scalar", `scalar(max(flotilla_test_error_ratio{cluster=~"{{clusters}}"}))`, "result < 0.01"),
@@ -342,27 +342,27 @@ func TestPrometheusChecksAgainstARealPrometheus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stage := []clusterInput{
-		{status: placementv1beta1.PerClusterPlacementStatus{ClusterName: "a.1"}},
-		{status: placementv1beta1.PerClusterPlacementStatus{ClusterName: "a-2"}},
+	stage := []Cluster{
+		{Status: placementv1beta1.PerClusterPlacementStatus{ClusterName: "a.1"}},
+		{Status: placementv1beta1.PerClusterPlacementStatus{ClusterName: "a-2"}},
 	}
 	spec := analysisSpec(2, 1)
 	var st placementv1beta1.AnalysisStatus
-	roundAt := func(name string) ([]checkResult, analysisPhase) {
+	roundAt := func(name string) ([]CheckResult, Phase) {
 		t.Helper()
-		results, err := runChecks(context.Background(), checks, round{clusters: stage, prometheus: prom, now: time.Now()})
+		results, err := Run(context.Background(), checks, Round{Clusters: stage, Prometheus: prom, Now: time.Now()})
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		var phase analysisPhase
-		st, phase = judgeRound(spec, st, results, metav1.Now())
+		var phase Phase
+		st, phase = JudgeRound(spec, st, results, metav1.Now())
 		return results, phase
 	}
 
 	// Two passing rounds pass the analysis.
-	for i, want := range []analysisPhase{analysisRunning, analysisPassed} {
+	for i, want := range []Phase{Running, Passed} {
 		results, phase := roundAt("passing round")
-		if diff := cmp.Diff([]checkResult{pass("max-ratio"), pass("every-cluster"), pass("scalar")}, results, cmp.AllowUnexported(checkResult{})); diff != "" {
+		if diff := cmp.Diff([]CheckResult{pass("max-ratio"), pass("every-cluster"), pass("scalar")}, results); diff != "" {
 			t.Fatalf("round %d (-want +got):\n%s", i+1, diff)
 		}
 		if phase != want {
@@ -375,36 +375,36 @@ func TestPrometheusChecksAgainstARealPrometheus(t *testing.T) {
 	waitForSample(t, prom, `flotilla_test_error_ratio{cluster="a-2"}`, 0.5)
 	st = placementv1beta1.AnalysisStatus{}
 	results, phase := roundAt("failing round")
-	want := []checkResult{
+	want := []CheckResult{
 		fail("max-ratio", "check max-ratio: size(result) == 1 && result[0].value < 0.01 is false: result: {} 0.5"),
 		fail("every-cluster", `check every-cluster: size(result) == 2 && result.all(s, s.value < 0.01) is false: result: `),
 		fail("scalar", "check scalar: result < 0.01 is false: result = 0.5"),
 	}
 	// The order of a vector's series is Prometheus's: check the series, not the order.
-	if got := results[1].message; strings.HasPrefix(got, want[1].message) &&
+	if got := results[1].Message; strings.HasPrefix(got, want[1].Message) &&
 		strings.Contains(got, `flotilla_test_error_ratio{cluster="a-2", instance=`) && strings.Contains(got, `"} 0.5`) &&
 		strings.Contains(got, `flotilla_test_error_ratio{cluster="a.1", instance=`) && strings.Contains(got, `"} 0.001`) &&
 		!strings.Contains(got, "b-1") {
-		want[1].message = got
+		want[1].Message = got
 	}
-	if diff := cmp.Diff(want, results, cmp.AllowUnexported(checkResult{})); diff != "" {
+	if diff := cmp.Diff(want, results); diff != "" {
 		t.Errorf("failing round (-want +got):\n%s", diff)
 	}
-	if phase != analysisFailed || !strings.HasPrefix(st.LastFailure, "check max-ratio: size(result) == 1 && result[0].value < 0.01 is false: result: {} 0.5; ") {
+	if phase != Failed || !strings.HasPrefix(st.LastFailure, "check max-ratio: size(result) == 1 && result[0].value < 0.01 is false: result: {} 0.5; ") {
 		t.Errorf("after the failing round: phase %s, status %+v", phase, st)
 	}
 
 	// A query Prometheus refuses fails its round with Prometheus's error.
 	errorsBefore := testutil.ToFloat64(prometheusQueriesTotal.WithLabelValues(metricQueryError))
-	bad, err := compileChecks([]placementv1beta1.AnalysisCheck{promCheck("bad-query", `max(flotilla_test_error_ratio{cluster=~"{{clusters}}"`, "true")})
+	bad, err := Compile([]placementv1beta1.AnalysisCheck{promCheck("bad-query", `max(flotilla_test_error_ratio{cluster=~"{{clusters}}"`, "true")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	results, err = runChecks(context.Background(), bad, round{clusters: stage, prometheus: prom, now: time.Now()})
+	results, err = Run(context.Background(), bad, Round{Clusters: stage, Prometheus: prom, Now: time.Now()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if results[0].passed || !strings.HasPrefix(results[0].message, "check bad-query: the query failed: bad_data: ") {
+	if results[0].Passed || !strings.HasPrefix(results[0].Message, "check bad-query: the query failed: bad_data: ") {
 		t.Errorf("a query with a syntax error: %+v", results[0])
 	}
 
@@ -421,14 +421,14 @@ func TestPrometheusChecksAgainstARealPrometheus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	results, err = runChecks(context.Background(), checks[:1], round{clusters: stage, prometheus: gone, now: time.Now()})
+	results, err = Run(context.Background(), checks[:1], Round{Clusters: stage, Prometheus: gone, Now: time.Now()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if results[0].passed || !strings.HasPrefix(results[0].message, "check max-ratio: the query failed: ") {
+	if results[0].Passed || !strings.HasPrefix(results[0].Message, "check max-ratio: the query failed: ") {
 		t.Errorf("a Prometheus that cannot be reached: %+v", results[0])
 	}
-	t.Logf("unreachable Prometheus: %s", results[0].message)
+	t.Logf("unreachable Prometheus: %s", results[0].Message)
 	if got := testutil.ToFloat64(prometheusQueriesTotal.WithLabelValues(metricQueryError)) - errorsBefore; got != 2 {
 		t.Errorf("flotilla_updaterun_prometheus_queries_total{result=\"error\"} rose by %g, want 2", got)
 	}
@@ -451,19 +451,19 @@ func TestAQueryOverTheTimeoutFailsItsRound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checks, err := compileChecks([]placementv1beta1.AnalysisCheck{promCheck("slow", "vector(0)", "true")})
+	checks, err := Compile([]placementv1beta1.AnalysisCheck{promCheck("slow", "vector(0)", "true")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	got, err := runChecks(context.Background(), checks, round{prometheus: prom, now: time.Now()})
+	got, err := Run(context.Background(), checks, Round{Prometheus: prom, Now: time.Now()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if took := time.Since(start); took > 5*time.Second {
 		t.Errorf("the round took %s with a 200ms timeout", took)
 	}
-	if got[0].passed || !strings.HasPrefix(got[0].message, "check slow: the query failed: ") || !strings.Contains(got[0].message, "deadline exceeded") {
+	if got[0].Passed || !strings.HasPrefix(got[0].Message, "check slow: the query failed: ") || !strings.Contains(got[0].Message, "deadline exceeded") {
 		t.Errorf("result = %+v, want a failed query past its deadline", got[0])
 	}
 }
@@ -490,16 +490,16 @@ func TestTheBearerTokenFileIsSentAndReadAgainForEachQuery(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checks, err := compileChecks([]placementv1beta1.AnalysisCheck{promCheck("low", "vector(0)", "result < 0.01")})
+	checks, err := Compile([]placementv1beta1.AnalysisCheck{promCheck("low", "vector(0)", "result < 0.01")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, next := range []string{"second", ""} {
-		got, err := runChecks(context.Background(), checks, round{prometheus: prom, now: time.Now()})
+		got, err := Run(context.Background(), checks, Round{Prometheus: prom, Now: time.Now()})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !got[0].passed {
+		if !got[0].Passed {
 			t.Errorf("result = %+v, want a pass", got[0])
 		}
 		if next != "" {
