@@ -136,7 +136,7 @@ func TestAForgottenRoundIsDropped(t *testing.T) {
 	slot := roundSlot{run: "uid-2", stage: 1}
 	g := newGate("check")
 	ctx := context.Background()
-	a.round(ctx, slot, "run-2", roundKey{round: 1}, metav1.Now(), g.run)
+	_, _, _, _ = a.round(ctx, slot, "run-2", roundKey{round: 1}, metav1.Now(), g.run)
 	a.forget("uid-2")
 	close(g.release)
 	poll.Eventually(t, 10*time.Second, 10*time.Millisecond, func() error {
@@ -178,7 +178,7 @@ func TestAtMostMaxConcurrentRoundsRunAtOnce(t *testing.T) {
 	}
 	const analyses = 3 * maxConcurrentRounds
 	for i := range analyses {
-		a.round(context.Background(), roundSlot{run: fmt.Sprintf("uid-%d", i)}, "run", roundKey{round: 1}, metav1.Now(), run)
+		_, _, _, _ = a.round(context.Background(), roundSlot{run: fmt.Sprintf("uid-%d", i)}, "run", roundKey{round: 1}, metav1.Now(), run)
 	}
 	poll.Eventually(t, 10*time.Second, 10*time.Millisecond, func() error {
 		mu.Lock()
