@@ -62,10 +62,15 @@ func TestStagedUpdateRunPromQLGate(t *testing.T) {
 	canary, prod := []string{"member-1"}, []string{"member-2", "member-3"}
 	labelMembers(t, hub, "stage", map[string]string{"member-1": "canary", "member-2": "prod", "member-3": "prod"})
 
-	// Prometheus has scraped the canary's agent: the gate's series exists.
+	// Prometheus has scraped the canary's agent long enough for the gate's
+	// query to answer, and it corrected no drift lately.
 	prom := prometheusAPI(t, promURL)
 	framework.Eventually(t, time.Minute, func() error {
-		_, err := querySeries(ctx, prom, `flotilla_agent_drifts_total{job="`+fleet.PrometheusAgentJob+`", outcome="corrected", cluster="member-1"}`)
+		query := strings.ReplaceAll(noDriftQuery, "{{clusters}}", "member-1")
+		v, err := querySeries(ctx, prom, query)
+		if err == nil && v != 0 {
+			err = fmt.Errorf("query %s returned %g, want 0", query, v)
+		}
 		return err
 	})
 
