@@ -104,7 +104,8 @@ func (a roundAction) String() string {
 //   - this round, still running: wait;
 //   - this round, done: judge it. Its results stay in the slot until the next
 //     round replaces them, so a reconcile whose status write fails judges the
-//     same results again rather than asking Prometheus again.
+//     same results again rather than asking Prometheus again (a round that
+//     ended in an error, not in results, is dropped, and runs again).
 func decideRound(have *backgroundRound, key roundKey) roundAction {
 	switch {
 	case have == nil || have.key != key:
@@ -144,6 +145,10 @@ func (a *asyncRounds) round(ctx context.Context, slot roundSlot, name string, ke
 	have := a.slots[slot]
 	switch decideRound(have, key) {
 	case roundJudge:
+		if have.err != nil {
+			// No round to judge: the next reconcile starts it again.
+			delete(a.slots, slot)
+		}
 		return have.results, have.at, true, have.err
 	case roundWait:
 		return nil, have.at, false, nil

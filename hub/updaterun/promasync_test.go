@@ -220,3 +220,36 @@ func TestAnalysisRoundRunning(t *testing.T) {
 		})
 	}
 }
+
+// A round that ends in an error rather than results returns it once, and the
+// next reconcile runs the round again.
+func TestARoundThatFailedToRunRunsAgain(t *testing.T) {
+	a := &asyncRounds{}
+	slot, key := roundSlot{run: "uid-3"}, roundKey{round: 1}
+	var runs atomic.Int32
+	run := func(context.Context) ([]checkResult, error) {
+		runs.Add(1)
+		return nil, fmt.Errorf("failed to encode the status of cluster c-1")
+	}
+	ctx := context.Background()
+	_, _, _, _ = a.round(ctx, slot, "run-3", key, metav1.Now(), run)
+	poll.Eventually(t, 10*time.Second, 10*time.Millisecond, func() error {
+		_, _, ok, err := a.round(ctx, slot, "run-3", key, metav1.Now(), run)
+		if !ok {
+			return fmt.Errorf("the round is not done")
+		}
+		if err == nil {
+			t.Fatal("the round's error was lost")
+		}
+		return nil
+	})
+	if _, _, ok, _ := a.round(ctx, slot, "run-3", key, metav1.Now(), run); ok {
+		t.Fatal("a round that failed to run was judged again instead of running again")
+	}
+	poll.Eventually(t, 10*time.Second, 10*time.Millisecond, func() error {
+		if n := runs.Load(); n != 2 {
+			return fmt.Errorf("the round ran %d times, want 2", n)
+		}
+		return nil
+	})
+}
