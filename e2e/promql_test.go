@@ -128,6 +128,9 @@ func TestStagedUpdateRunPromQLGate(t *testing.T) {
 		return run, hub.Get(ctx, types.NamespacedName{Name: name}, run)
 	}
 	analysisOf := func(run *placementv1beta1.ClusterStagedUpdateRun) *placementv1beta1.AfterStageTaskStatus {
+		if len(run.Status.StagesStatus) == 0 {
+			return nil // not initialized yet
+		}
 		for i, ts := range run.Status.StagesStatus[0].AfterStageTaskStatus {
 			if ts.Type == placementv1beta1.AfterStageTaskTypeAnalysis {
 				return &run.Status.StagesStatus[0].AfterStageTaskStatus[i]
