@@ -100,18 +100,6 @@ func TestASlowPrometheusDoesNotHoldAnotherRun(t *testing.T) {
 		}
 		return nil
 	})
-	testenv.Eventually(t, 5*time.Second, func() error {
-		ts := analysisStatus(getRun(t, "upd-sa-0"), "canary")
-		if ts == nil {
-			return fmt.Errorf("run upd-sa-0 has no canary analysis status yet")
-		}
-		c := conditions.Get(ts.Conditions, placementv1beta1.ConditionAnalysisPassed)
-		if c == nil || c.Status != metav1.ConditionUnknown || c.Message != "round 1 is waiting for Prometheus" {
-			return fmt.Errorf("run upd-sa-0's canary analysis: %+v", c)
-		}
-		return nil
-	})
-
 	// Run B goes from creation to success while A's query is held.
 	start := time.Now()
 	testenv.Create(t, env.Client, newRun("upd-sb-0", "upd-sb", "0", "upd-sb"))
@@ -129,6 +117,18 @@ func TestASlowPrometheusDoesNotHoldAnotherRun(t *testing.T) {
 	if err := colorsAre("upd-sb", map[string]string{"sb-1": "green"})(); err != nil {
 		t.Error(err)
 	}
+	// Meanwhile A's analysis says what it waits for.
+	testenv.Eventually(t, 2*time.Second, func() error {
+		ts := analysisStatus(getRun(t, "upd-sa-0"), "canary")
+		if ts == nil {
+			return fmt.Errorf("run upd-sa-0 has no canary analysis status yet")
+		}
+		c := conditions.Get(ts.Conditions, placementv1beta1.ConditionAnalysisPassed)
+		if c == nil || c.Status != metav1.ConditionUnknown || c.Message != "round 1 is waiting for Prometheus" {
+			return fmt.Errorf("run upd-sa-0's canary analysis: %+v", c)
+		}
+		return nil
+	})
 
 	// The answer comes: A's round is judged and passes, and A goes on.
 	close(slow.release)
