@@ -161,7 +161,7 @@ unit: tools prometheus ## Unit and envtest tests (Debian's prometheus installed 
 	hack/gotest.sh unit $(GO) test $(GO_TEST_FLAGS) ./apis/... ./pkg/... ./hub/... ./agent/... ./tools/...
 
 .PHONY: e2e
-e2e: tools build browser ## End-to-end tests on a local kwok fleet (the console's in headless Chromium; screenshots in bin/e2e-artifacts).
+e2e: tools build browser prometheus ## End-to-end tests on a local kwok fleet (the console's in headless Chromium; screenshots in bin/e2e-artifacts; Debian's prometheus, installed when missing, scrapes the fleet for the PromQL gate).
 	hack/gotest.sh e2e $(GO) test $(GO_TEST_FLAGS) -count=1 -timeout $(E2E_TIMEOUT) -v ./e2e/...
 
 .PHONY: e2e-skew

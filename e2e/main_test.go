@@ -77,6 +77,10 @@ func runSuite(m *testing.M) int {
 		// Agents redial within 2s at most, so that a hundred cuts each find
 		// sessions to cut.
 		AgentArgs: []string{"--reconnect-max-interval", "2s"},
+		// A Prometheus scraping the hub and the agents, which the hub queries
+		// for PromQL analyses (promql_test.go); kwok only, and only when
+		// prometheus is on PATH (make e2e installs it).
+		Prometheus: framework.ProviderFromEnv() != fleet.ProviderKind,
 	})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "e2e: %v\n", err)

@@ -21,6 +21,7 @@ limitations under the License.
 // run as pods of the images built from this checkout.
 //
 //	go run ./tools/localfleet up --members 3 [--labels member-1=env=dev,zone=eu] [--hub-replicas 2]
+//	go run ./tools/localfleet up --prometheus
 //	go run ./tools/localfleet up --provider kind --members 1
 //	go run ./tools/localfleet down
 package main
@@ -66,7 +67,7 @@ func newCommand() *cobra.Command {
 
 	var members, hubReplicas int
 	var labels, hubArgs []string
-	var hubAsMember, hubChart, tunnelBalancer bool
+	var hubAsMember, hubChart, tunnelBalancer, withPrometheus bool
 	up := &cobra.Command{
 		Use:   "up",
 		Short: "Create the hub and member clusters, install and start the hub",
@@ -76,7 +77,7 @@ func newCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			f, err := fleet.New(fleet.Options{Dir: dir, Members: members, MemberLabels: memberLabels, HubReplicas: hubReplicas, HubArgs: hubArgs, Provider: provider, HubAsMember: hubAsMember, HubFromChart: hubChart, TunnelBalancer: tunnelBalancer})
+			f, err := fleet.New(fleet.Options{Dir: dir, Members: members, MemberLabels: memberLabels, HubReplicas: hubReplicas, HubArgs: hubArgs, Provider: provider, HubAsMember: hubAsMember, HubFromChart: hubChart, TunnelBalancer: tunnelBalancer, Prometheus: withPrometheus})
 			if err != nil {
 				return err
 			}
@@ -90,6 +91,7 @@ func newCommand() *cobra.Command {
 	up.Flags().StringArrayVar(&hubArgs, "hub-arg", nil, "An extra flag for every hub process, as --hub-arg=--member-certificate-lifetime=1m (repeatable)")
 	up.Flags().BoolVar(&hubAsMember, "hub-as-member", false, "Also join the hub cluster itself as member \"hub\" (agent join --hub-as-member), for compound placements; kwok only")
 	up.Flags().BoolVar(&hubChart, "hub-chart", false, "Install the hub with its Helm chart (charts/flotilla-hub) instead of manifests/hub; kind only")
+	up.Flags().BoolVar(&withPrometheus, "prometheus", false, "Run the prometheus on PATH (make prometheus installs it) beside the fleet, scraping the hub and the agents every second, and start the hub with --prometheus-url; kwok only")
 	up.Flags().StringVar(&provider, "provider", fleet.ProviderKwok, "Clusters to run: kwok (fake nodes, local hub and agents) or kind (podman nodes from the node image; hub and agents as pods)")
 
 	down := &cobra.Command{

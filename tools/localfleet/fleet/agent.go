@@ -110,6 +110,9 @@ func (f *Fleet) startAgent(ctx context.Context, st *State, member string, extra 
 	if err := f.saveState(st); err != nil {
 		return err
 	}
+	if err := f.writeScrapeTargets(st); err != nil {
+		return err
+	}
 	// Watch the first seconds, when a bad identity or flag makes the agent exit.
 	select {
 	case <-p.exited:

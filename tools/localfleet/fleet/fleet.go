@@ -77,6 +77,11 @@ type Options struct {
 	// ProviderKwok. Down, agent stop|start and demo on an existing fleet use the
 	// provider it was made with.
 	Provider string
+	// Prometheus runs the prometheus binary on PATH beside a kwok fleet,
+	// scraping the hub replicas and the agents every second (prometheus.go),
+	// and starts the hub with --prometheus-url pointing at it; without the
+	// binary the fleet runs without one and says so. Kwok only. Default: false.
+	Prometheus bool
 }
 
 // Fleet is a local fleet rooted at Options.Dir.
@@ -135,6 +140,9 @@ func New(opts Options) (*Fleet, error) {
 	}
 	if opts.HubAsMember && opts.Provider != ProviderKwok {
 		return nil, fmt.Errorf("--hub-as-member needs --provider %s: on %s the agents run as pods, and the hub cluster's agent is not installed there", ProviderKwok, opts.Provider)
+	}
+	if opts.Prometheus && opts.Provider != ProviderKwok {
+		return nil, fmt.Errorf("--prometheus needs --provider %s: on %s the hub runs as a pod, which cannot reach a Prometheus on this machine", ProviderKwok, opts.Provider)
 	}
 	if opts.HubFromChart && opts.Provider != ProviderKind {
 		return nil, fmt.Errorf("--hub-chart needs --provider %s: on %s the hub runs as a process, not from a chart", ProviderKind, opts.Provider)
@@ -264,6 +272,12 @@ func (f *Fleet) Up(ctx context.Context) (err error) {
 	done = f.stepf("installing the ClusterProfile CRD (cluster-inventory-api) the hub publishes members into")
 	if err := done(f.installClusterProfileCRD(ctx)); err != nil {
 		return err
+	}
+	if f.opts.Prometheus {
+		done = f.stepf("starting prometheus, scraping the hub and the agents every %s", PrometheusScrapeInterval)
+		if err := done(f.startPrometheus(ctx, st)); err != nil {
+			return err
+		}
 	}
 	done = f.stepf("starting the hub with the flotilla-hub ServiceAccount's token")
 	if err := done(f.startHub(ctx, st)); err != nil {

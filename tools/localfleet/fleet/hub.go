@@ -151,6 +151,9 @@ func (f *Fleet) startHubReplica(ctx context.Context, st *State, i int) error {
 		return err
 	}
 	args = append(args, profileArgs...)
+	if st.PrometheusURL != "" {
+		args = append(args, "--prometheus-url", st.PrometheusURL)
+	}
 	if st.BalancerControlAddress != "" {
 		// Join commands name the balancer, which every replica sits behind.
 		args = append(args, "--tunnel-advertise-address", st.HubTunnelAddress)
@@ -161,6 +164,9 @@ func (f *Fleet) startHubReplica(ctx context.Context, st *State, i int) error {
 	}
 	st.Processes[r.Role] = p
 	if err := f.saveState(st); err != nil {
+		return err
+	}
+	if err := f.writeScrapeTargets(st); err != nil {
 		return err
 	}
 	return waitFor(ctx, 60*time.Second, func() error {

@@ -49,6 +49,9 @@ type State struct {
 	// agents reach the hub through it (HubTunnelAddress is then the
 	// balancer's).
 	BalancerControlAddress string `json:"balancerControlAddress,omitempty"`
+	// PrometheusURL is the fleet's Prometheus (Options.Prometheus), which the
+	// hub replicas query; "" when it runs none.
+	PrometheusURL string `json:"prometheusURL,omitempty"`
 	// Provider made the clusters (ProviderKwok when empty).
 	Provider string `json:"provider,omitempty"`
 	// ImageTag is the tag of the hub and agent images a kind fleet runs.
