@@ -174,18 +174,6 @@ type Check struct {
 	query, condition string
 }
 
-// HasPrometheus reports whether any of the checks queries Prometheus: a
-// round of such checks waits on the network, and a controller may run it off
-// its worker.
-func HasPrometheus(checks []Check) bool {
-	for _, c := range checks {
-		if c.promql {
-			return true
-		}
-	}
-	return false
-}
-
 // Compile compiles an analysis's checks. The error, for a check that does
 // not compile or does not return a bool, is written for the user: it names the
 // check and says what the compiler says, on one line.

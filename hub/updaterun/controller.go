@@ -70,8 +70,6 @@ type Reconciler struct {
 
 	// checks holds the runs' compiled analysis checks.
 	checks analysis.Cache
-	// rounds runs the analysis rounds that query Prometheus (promasync.go).
-	rounds asyncRounds
 }
 
 // scope carries what the phases of one reconcile learn.
@@ -135,7 +133,6 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (_ ct
 	}
 	if !run.DeletionTimestamp.IsZero() || isFinished(run) {
 		r.checks.Forget(string(run.UID))
-		r.rounds.forget(string(run.UID))
 		return ctrl.Result{}, nil
 	}
 	s := &scope{run: run, now: metav1.NewTime(r.now().Truncate(time.Second))}

@@ -56,8 +56,7 @@ limitations under the License.
 // a TimedWait task waits for its waitTime; an Analysis task runs its checks
 // every interval — CEL over the stage's entries of the placement's
 // status.placementStatuses, or PromQL queries to the hub's Prometheus with a CEL
-// condition on the result (hub/analysis; a round with such a query runs off
-// the worker and wakes the run when done, promasync.go) — until it passes or fails
+// condition on the result (hub/analysis) — until it passes or fails
 // (hub/analysis: JudgeRound is the rule, a round runs only once every entry shows
 // the run's index Available). A failed
 // analysis with onFailure Pause stops the run (Progressing=False,

@@ -305,17 +305,11 @@ func (r *Reconciler) analysisTask(ctx context.Context, s *scope, stage int, st *
 		s.announce(corev1.EventTypeWarning, placementv1beta1.ReasonAnalysisFailed, "stage %s: %s", st.StageName, c.message)
 		return nil, &analysisFailure{message: c.message}, nil
 	}
-	results, at, ok, err := r.roundResults(ctx, s, stage, ts.Analysis, checks, analysis.Round{Clusters: inputs, Prometheus: r.Prometheus, Now: s.now.Time})
+	results, err := analysis.Run(ctx, checks, analysis.Round{Clusters: inputs, Prometheus: r.Prometheus, Now: s.now.Time})
 	if err != nil {
 		return nil, nil, err
 	}
-	if !ok {
-		// A round with prometheus checks runs off the worker (promasync.go).
-		c := analysisRoundRunning(ts.Analysis)
-		set(&ts.Conditions, placementv1beta1.ConditionAnalysisPassed, c, gen)
-		return &taskWait{analysis: c.message}, nil, nil
-	}
-	next, phase := analysis.JudgeRound(spec, *ts.Analysis, results, at)
+	next, phase := analysis.JudgeRound(spec, *ts.Analysis, results, s.now)
 	roundFailed := next.Failures > ts.Analysis.Failures
 	*ts.Analysis = next
 	switch phase {

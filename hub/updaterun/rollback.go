@@ -138,7 +138,6 @@ func (r *Reconciler) rollBack(ctx context.Context, s *scope, failed int, why str
 	s.announce(corev1.EventTypeWarning, c.reason, "%s", c.message)
 	s.result = metricResultRolledBack
 	r.checks.Forget(string(run.UID))
-	r.rounds.forget(string(run.UID))
 	return nil
 }
 

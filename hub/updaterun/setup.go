@@ -28,7 +28,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
-	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
 	"github.com/flotilla-io/flotilla/pkg/conditions"
@@ -41,8 +40,7 @@ const indexPlacementName = "spec.placementName"
 // changes; by its placement, the placement's resource snapshots and bindings (a
 // cluster becoming Available moves the run on); by its approval requests; by a
 // strategy it waits for; and by another run of its placement finishing, when it
-// waits for that one; and by the end of an analysis round that ran in the
-// background (promasync.go). Nothing else wakes it, except a TimedWait's end.
+// waits for that one. Nothing else wakes it, except a TimedWait's end.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &placementv1beta1.ClusterStagedUpdateRun{}, indexPlacementName,
 		func(o client.Object) []string {
@@ -89,8 +87,6 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 			return other.Name != run.Name && init != nil && init.Reason == placementv1beta1.ReasonUpdateRunWaitingForOtherRun
 		})
 	})
-	// A run whose analysis round ran in the background is woken when it is done.
-	r.rounds.events = make(chan ctrlevent.GenericEvent, 1024)
 	workers := r.Workers
 	if workers <= 0 {
 		workers = 1
@@ -104,7 +100,6 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Watches(&placementv1beta1.ClusterResourceBinding{}, byPlacementLabel).
 		Watches(&placementv1beta1.ClusterApprovalRequest{}, byRunLabel).
 		Watches(&placementv1beta1.ClusterStagedUpdateStrategy{}, byStrategy).
-		WatchesRawSource(source.Channel(r.rounds.events, &handler.EnqueueRequestForObject{})).
 		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
 		Complete(r)
 }
