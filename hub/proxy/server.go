@@ -182,12 +182,13 @@ func (s *Server) keepCABundle(ctx context.Context) {
 				s.Log.Error(err, "Failed to write the hub's CA into the APIService", "apiService", APIServiceName)
 			}
 			every = nextCABundleCheck(found, err)
-			// The plan API's APIService is optional: its absence does not
-			// make the hub look again sooner.
-			if _, err := s.writeCABundle(ctx, PlanAPIServiceName, ca); err != nil {
+			// The plan API's APIService may be applied after the proxy's: the
+			// hub looks for it as often as for a missing proxy APIService.
+			planFound, err := s.writeCABundle(ctx, PlanAPIServiceName, ca)
+			if err != nil {
 				s.Log.Error(err, "Failed to write the hub's CA into the APIService", "apiService", PlanAPIServiceName)
-				every = caBundleRetry
 			}
+			every = min(every, nextCABundleCheck(planFound, err))
 		}
 		select {
 		case <-ctx.Done():
