@@ -54,46 +54,18 @@ func TestStagedUpdateRunTakesInAJoinerAndDropsALeaver(t *testing.T) {
 	labelMembers(t, hub, "stage", map[string]string{"member-1": "canary", "member-2": "prod", "member-3": "prod"})
 	labelMembers(t, hub, "joinrun", map[string]string{"member-1": "in", "member-2": "in"})
 
-	objs := []client.Object{
-		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}},
-		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "settings"}, Data: map[string]string{"color": "blue"}},
-	}
-	for _, o := range objs {
-		if err := hub.Create(ctx, o); err != nil {
-			t.Fatalf("create %T %s: %v", o, o.GetName(), err)
-		}
-	}
-	t.Cleanup(func() { _ = hub.Delete(ctx, objs[0]) })
-	createOnHub(t, hub, &placementv1beta1.ClusterStagedUpdateStrategy{
-		ObjectMeta: metav1.ObjectMeta{Name: strategy},
-		Spec: placementv1beta1.StagedUpdateStrategySpec{Stages: []placementv1beta1.StageConfig{
-			{
-				Name:            "canary",
-				LabelSelector:   &metav1.LabelSelector{MatchLabels: map[string]string{"stage": "canary"}},
-				AfterStageTasks: []placementv1beta1.AfterStageTask{{Type: placementv1beta1.AfterStageTaskTypeApproval}},
+	createApp(t, hub, ns, map[string]string{"color": "blue"})
+	createOnHub(t, hub, canaryThenProd(strategy, nil, placementv1beta1.AfterStageTask{Type: placementv1beta1.AfterStageTaskTypeApproval}))
+	crp := appPlacement(ns, placementv1beta1.ExternalRolloutStrategyType)
+	crp.Spec.Policy = &placementv1beta1.PlacementPolicy{
+		PlacementType: placementv1beta1.PickAll,
+		Affinity: &placementv1beta1.Affinity{ClusterAffinity: &placementv1beta1.ClusterAffinity{
+			RequiredDuringSchedulingIgnoredDuringExecution: &placementv1beta1.ClusterSelector{
+				ClusterSelectorTerms: []placementv1beta1.ClusterSelectorTerm{{LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"joinrun": "in"}}}},
 			},
-			{Name: "prod", LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"stage": "prod"}}},
 		}},
-	})
-	crp := &placementv1beta1.ClusterResourcePlacement{
-		ObjectMeta: metav1.ObjectMeta{Name: placement},
-		Spec: placementv1beta1.PlacementSpec{
-			ResourceSelectors: []placementv1beta1.ResourceSelector{{Version: "v1", Kind: "Namespace", Name: ns}},
-			Policy: &placementv1beta1.PlacementPolicy{
-				PlacementType: placementv1beta1.PickAll,
-				Affinity: &placementv1beta1.Affinity{ClusterAffinity: &placementv1beta1.ClusterAffinity{
-					RequiredDuringSchedulingIgnoredDuringExecution: &placementv1beta1.ClusterSelector{
-						ClusterSelectorTerms: []placementv1beta1.ClusterSelectorTerm{{LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"joinrun": "in"}}}},
-					},
-				}},
-			},
-			Strategy: placementv1beta1.RolloutStrategy{Type: placementv1beta1.ExternalRolloutStrategyType},
-		},
 	}
-	if err := hub.Create(ctx, crp); err != nil {
-		t.Fatalf("create placement %s: %v", placement, err)
-	}
-	t.Cleanup(func() { deletePlacementAndWait(t, hub, placement) })
+	createPlacement(t, hub, crp)
 	framework.Eventually(t, time.Minute, scheduledBindings(ctx, hub, placement, "member-1", "member-2"))
 	framework.Eventually(t, time.Minute, resourceIndexExists(ctx, hub, placement, "0"))
 

@@ -59,8 +59,7 @@ func TestStagedUpdateRunPromQLGate(t *testing.T) {
 		placement = "promql-app"
 		strategy  = "promql-canary-then-prod"
 	)
-	canary, prod := []string{"member-1"}, []string{"member-2", "member-3"}
-	labelMembers(t, hub, "stage", map[string]string{"member-1": "canary", "member-2": "prod", "member-3": "prod"})
+	canary, prod := labelStages(t, hub)
 
 	// Prometheus has scraped the canary's agent long enough for the gate's
 	// query to answer, and it corrected no drift lately.
@@ -74,52 +73,22 @@ func TestStagedUpdateRunPromQLGate(t *testing.T) {
 		return err
 	})
 
-	objs := []client.Object{
-		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}},
-		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "settings"}, Data: map[string]string{"color": "blue"}},
-	}
-	for _, o := range objs {
-		if err := hub.Create(ctx, o); err != nil {
-			t.Fatalf("create %T %s: %v", o, o.GetName(), err)
-		}
-	}
-	t.Cleanup(func() { _ = hub.Delete(ctx, objs[0]) })
-
+	createApp(t, hub, ns, map[string]string{"color": "blue"})
 	const interval, successCount = 2 * time.Second, 5
-	createOnHub(t, hub, &placementv1beta1.ClusterStagedUpdateStrategy{
-		ObjectMeta: metav1.ObjectMeta{Name: strategy},
-		Spec: placementv1beta1.StagedUpdateStrategySpec{Stages: []placementv1beta1.StageConfig{
-			{
-				Name:          "canary",
-				LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"stage": "canary"}},
-				AfterStageTasks: []placementv1beta1.AfterStageTask{{Type: placementv1beta1.AfterStageTaskTypeAnalysis, Analysis: &placementv1beta1.Analysis{
-					Interval: metav1.Duration{Duration: interval}, SuccessCount: successCount, FailureLimit: 1,
-					OnFailure: placementv1beta1.AnalysisFailureRollback,
-					Checks: []placementv1beta1.AnalysisCheck{{
-						Name: "no-drift-corrected",
-						Prometheus: &placementv1beta1.PrometheusCheck{
-							Query: noDriftQuery,
-							// One series per canary cluster, each at 0: a canary
-							// Prometheus does not scrape does not pass.
-							SuccessCondition: "size(result) == 1 && result.all(s, s.value == 0.0)",
-						},
-					}},
-				}}},
+	createOnHub(t, hub, canaryThenProd(strategy, nil, placementv1beta1.AfterStageTask{Type: placementv1beta1.AfterStageTaskTypeAnalysis, Analysis: &placementv1beta1.Analysis{
+		Interval: metav1.Duration{Duration: interval}, SuccessCount: successCount, FailureLimit: 1,
+		OnFailure: placementv1beta1.AnalysisFailureRollback,
+		Checks: []placementv1beta1.AnalysisCheck{{
+			Name: "no-drift-corrected",
+			Prometheus: &placementv1beta1.PrometheusCheck{
+				Query: noDriftQuery,
+				// One series per canary cluster, each at 0: a canary
+				// Prometheus does not scrape does not pass.
+				SuccessCondition: "size(result) == 1 && result.all(s, s.value == 0.0)",
 			},
-			{Name: "prod", LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"stage": "prod"}}},
 		}},
-	})
-	crp := &placementv1beta1.ClusterResourcePlacement{
-		ObjectMeta: metav1.ObjectMeta{Name: placement},
-		Spec: placementv1beta1.PlacementSpec{
-			ResourceSelectors: []placementv1beta1.ResourceSelector{{Version: "v1", Kind: "Namespace", Name: ns}},
-			Strategy:          placementv1beta1.RolloutStrategy{Type: placementv1beta1.ExternalRolloutStrategyType},
-		},
-	}
-	if err := hub.Create(ctx, crp); err != nil {
-		t.Fatalf("create placement %s: %v", placement, err)
-	}
-	t.Cleanup(func() { deletePlacementAndWait(t, hub, placement) })
+	}}))
+	createPlacement(t, hub, appPlacement(ns, placementv1beta1.ExternalRolloutStrategyType))
 	framework.Eventually(t, time.Minute, scheduledBindings(ctx, hub, placement, allMembers...))
 	framework.Eventually(t, time.Minute, resourceIndexExists(ctx, hub, placement, "0"))
 

@@ -28,7 +28,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
 	"github.com/flotilla-io/flotilla/e2e/framework"
@@ -49,39 +48,22 @@ func TestARollingUpdateWhoseSecondWaveFailsItsAnalysisReturnsTheFirstWave(t *tes
 	)
 	labelMembers(t, hub, "strict-replicas", map[string]string{"member-1": "false", "member-2": "true", "member-3": "true"})
 
-	objs := []client.Object{
-		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}},
-		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "settings"}, Data: map[string]string{"color": "blue", "replicas": "2"}},
-	}
-	for _, o := range objs {
-		if err := hub.Create(ctx, o); err != nil {
-			t.Fatalf("create %T %s: %v", o, o.GetName(), err)
-		}
-	}
-	t.Cleanup(func() { _ = hub.Delete(ctx, objs[0]) })
-	crp := &placementv1beta1.ClusterResourcePlacement{
-		ObjectMeta: metav1.ObjectMeta{Name: placement},
-		Spec: placementv1beta1.PlacementSpec{
-			ResourceSelectors: []placementv1beta1.ResourceSelector{{Version: "v1", Kind: "Namespace", Name: ns}},
-			StatusFeedback: []placementv1beta1.StatusFeedbackRule{{Version: "v1", Kind: "ConfigMap",
-				JSONPaths: []placementv1beta1.JSONPathRule{{Name: "replicas", Path: ".data.replicas"}}}},
-			Strategy: placementv1beta1.RolloutStrategy{Type: placementv1beta1.RollingUpdateRolloutStrategyType, RollingUpdate: &placementv1beta1.RollingUpdateConfig{
-				MaxUnavailable: ptr.To(intstr.FromInt32(1)), MaxSurge: ptr.To(intstr.FromInt32(0)), UnavailablePeriodSeconds: ptr.To[int32](1),
-				Analysis: &placementv1beta1.Analysis{
-					Interval: metav1.Duration{Duration: 2 * time.Second}, SuccessCount: 2, FailureLimit: 1,
-					OnFailure: placementv1beta1.AnalysisFailureRollback,
-					Checks: []placementv1beta1.AnalysisCheck{{
-						Name: "replicas-within-limit",
-						CEL:  "clusters.all(c, c.labels['strict-replicas'] != 'true' || c.feedback.all(f, f.kind != 'ConfigMap' || f.values.all(v, v.name != 'replicas' || int(v.value) <= 3)))",
-					}},
-				},
+	createApp(t, hub, ns, map[string]string{"color": "blue", "replicas": "2"})
+	crp := appPlacement(ns, placementv1beta1.RollingUpdateRolloutStrategyType)
+	crp.Spec.StatusFeedback = []placementv1beta1.StatusFeedbackRule{{Version: "v1", Kind: "ConfigMap",
+		JSONPaths: []placementv1beta1.JSONPathRule{{Name: "replicas", Path: ".data.replicas"}}}}
+	crp.Spec.Strategy.RollingUpdate = &placementv1beta1.RollingUpdateConfig{
+		MaxUnavailable: ptr.To(intstr.FromInt32(1)), MaxSurge: ptr.To(intstr.FromInt32(0)), UnavailablePeriodSeconds: ptr.To[int32](1),
+		Analysis: &placementv1beta1.Analysis{
+			Interval: metav1.Duration{Duration: 2 * time.Second}, SuccessCount: 2, FailureLimit: 1,
+			OnFailure: placementv1beta1.AnalysisFailureRollback,
+			Checks: []placementv1beta1.AnalysisCheck{{
+				Name: "replicas-within-limit",
+				CEL:  "clusters.all(c, c.labels['strict-replicas'] != 'true' || c.feedback.all(f, f.kind != 'ConfigMap' || f.values.all(v, v.name != 'replicas' || int(v.value) <= 3)))",
 			}},
 		},
 	}
-	if err := hub.Create(ctx, crp); err != nil {
-		t.Fatalf("create placement %s: %v", placement, err)
-	}
-	t.Cleanup(func() { deletePlacementAndWait(t, hub, placement) })
+	createPlacement(t, hub, crp)
 	// Index 0 (replicas 2) is within every limit: its one wave (every member
 	// at once, nothing was there) passes.
 	framework.Eventually(t, 3*time.Minute, colorIn(t, ns, "blue", allMembers...))

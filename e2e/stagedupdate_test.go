@@ -31,6 +31,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
@@ -52,48 +53,11 @@ func TestStagedUpdateRunCanaryApprovalProdAndRollback(t *testing.T) {
 		placement = "staged-app"
 		strategy  = "staged-canary-then-prod"
 	)
-	canary, prod := []string{"member-1"}, []string{"member-2", "member-3"}
-	labelMembers(t, hub, "stage", map[string]string{"member-1": "canary", "member-2": "prod", "member-3": "prod"})
-
-	objs := []client.Object{
-		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}},
-		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "settings"}, Data: map[string]string{"color": "blue"}},
-	}
-	for _, o := range objs {
-		if err := hub.Create(ctx, o); err != nil {
-			t.Fatalf("create %T %s: %v", o, o.GetName(), err)
-		}
-	}
-	t.Cleanup(func() { _ = hub.Delete(ctx, objs[0]) })
-
-	prodConcurrency := intstr.FromInt32(1)
-	createOnHub(t, hub, &placementv1beta1.ClusterStagedUpdateStrategy{
-		ObjectMeta: metav1.ObjectMeta{Name: strategy},
-		Spec: placementv1beta1.StagedUpdateStrategySpec{Stages: []placementv1beta1.StageConfig{
-			{
-				Name:            "canary",
-				LabelSelector:   &metav1.LabelSelector{MatchLabels: map[string]string{"stage": "canary"}},
-				AfterStageTasks: []placementv1beta1.AfterStageTask{{Type: placementv1beta1.AfterStageTaskTypeApproval}},
-			},
-			{
-				Name:           "prod",
-				LabelSelector:  &metav1.LabelSelector{MatchLabels: map[string]string{"stage": "prod"}},
-				MaxConcurrency: &prodConcurrency,
-			},
-		}},
-	})
-
-	crp := &placementv1beta1.ClusterResourcePlacement{
-		ObjectMeta: metav1.ObjectMeta{Name: placement},
-		Spec: placementv1beta1.PlacementSpec{
-			ResourceSelectors: []placementv1beta1.ResourceSelector{{Version: "v1", Kind: "Namespace", Name: ns}},
-			Strategy:          placementv1beta1.RolloutStrategy{Type: placementv1beta1.ExternalRolloutStrategyType},
-		},
-	}
-	if err := hub.Create(ctx, crp); err != nil {
-		t.Fatalf("create placement %s: %v", placement, err)
-	}
-	t.Cleanup(func() { deletePlacementAndWait(t, hub, placement) })
+	canary, prod := labelStages(t, hub)
+	createApp(t, hub, ns, map[string]string{"color": "blue"})
+	createOnHub(t, hub, canaryThenProd(strategy, ptr.To(intstr.FromInt32(1)),
+		placementv1beta1.AfterStageTask{Type: placementv1beta1.AfterStageTaskTypeApproval}))
+	createPlacement(t, hub, appPlacement(ns, placementv1beta1.ExternalRolloutStrategyType))
 
 	// Scheduled on all three, and nothing reaches them: no run yet.
 	framework.Eventually(t, time.Minute, scheduledBindings(ctx, hub, placement, allMembers...))
@@ -395,51 +359,20 @@ func TestStagedUpdateRunAnalysisRollsBackAFailedCanary(t *testing.T) {
 		placement = "analysed-app"
 		strategy  = "analysed-canary-then-prod"
 	)
-	canary, prod := []string{"member-1"}, []string{"member-2", "member-3"}
-	labelMembers(t, hub, "stage", map[string]string{"member-1": "canary", "member-2": "prod", "member-3": "prod"})
-
-	objs := []client.Object{
-		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}},
-		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "settings"}, Data: map[string]string{"color": "blue", "replicas": "2"}},
-	}
-	for _, o := range objs {
-		if err := hub.Create(ctx, o); err != nil {
-			t.Fatalf("create %T %s: %v", o, o.GetName(), err)
-		}
-	}
-	t.Cleanup(func() { _ = hub.Delete(ctx, objs[0]) })
-
-	createOnHub(t, hub, &placementv1beta1.ClusterStagedUpdateStrategy{
-		ObjectMeta: metav1.ObjectMeta{Name: strategy},
-		Spec: placementv1beta1.StagedUpdateStrategySpec{Stages: []placementv1beta1.StageConfig{
-			{
-				Name:          "canary",
-				LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"stage": "canary"}},
-				AfterStageTasks: []placementv1beta1.AfterStageTask{{Type: placementv1beta1.AfterStageTaskTypeAnalysis, Analysis: &placementv1beta1.Analysis{
-					Interval: metav1.Duration{Duration: 2 * time.Second}, SuccessCount: 2, FailureLimit: 1,
-					OnFailure: placementv1beta1.AnalysisFailureRollback,
-					Checks: []placementv1beta1.AnalysisCheck{{
-						Name: "replicas-sane",
-						CEL:  "clusters.all(c, c.feedback.all(f, f.kind != 'ConfigMap' || f.values.all(v, v.name != 'replicas' || int(v.value) <= 3)))",
-					}},
-				}}},
-			},
-			{Name: "prod", LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"stage": "prod"}}},
+	canary, prod := labelStages(t, hub)
+	createApp(t, hub, ns, map[string]string{"color": "blue", "replicas": "2"})
+	createOnHub(t, hub, canaryThenProd(strategy, nil, placementv1beta1.AfterStageTask{Type: placementv1beta1.AfterStageTaskTypeAnalysis, Analysis: &placementv1beta1.Analysis{
+		Interval: metav1.Duration{Duration: 2 * time.Second}, SuccessCount: 2, FailureLimit: 1,
+		OnFailure: placementv1beta1.AnalysisFailureRollback,
+		Checks: []placementv1beta1.AnalysisCheck{{
+			Name: "replicas-sane",
+			CEL:  "clusters.all(c, c.feedback.all(f, f.kind != 'ConfigMap' || f.values.all(v, v.name != 'replicas' || int(v.value) <= 3)))",
 		}},
-	})
-	crp := &placementv1beta1.ClusterResourcePlacement{
-		ObjectMeta: metav1.ObjectMeta{Name: placement},
-		Spec: placementv1beta1.PlacementSpec{
-			ResourceSelectors: []placementv1beta1.ResourceSelector{{Version: "v1", Kind: "Namespace", Name: ns}},
-			StatusFeedback: []placementv1beta1.StatusFeedbackRule{{Version: "v1", Kind: "ConfigMap",
-				JSONPaths: []placementv1beta1.JSONPathRule{{Name: "replicas", Path: ".data.replicas"}}}},
-			Strategy: placementv1beta1.RolloutStrategy{Type: placementv1beta1.ExternalRolloutStrategyType},
-		},
-	}
-	if err := hub.Create(ctx, crp); err != nil {
-		t.Fatalf("create placement %s: %v", placement, err)
-	}
-	t.Cleanup(func() { deletePlacementAndWait(t, hub, placement) })
+	}}))
+	crp := appPlacement(ns, placementv1beta1.ExternalRolloutStrategyType)
+	crp.Spec.StatusFeedback = []placementv1beta1.StatusFeedbackRule{{Version: "v1", Kind: "ConfigMap",
+		JSONPaths: []placementv1beta1.JSONPathRule{{Name: "replicas", Path: ".data.replicas"}}}}
+	createPlacement(t, hub, crp)
 	framework.Eventually(t, time.Minute, scheduledBindings(ctx, hub, placement, allMembers...))
 	framework.Eventually(t, time.Minute, resourceIndexExists(ctx, hub, placement, "0"))
 
