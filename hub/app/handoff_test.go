@@ -102,7 +102,7 @@ func TestStateHandOffCarriesTheLastReportedValueToTheReplacement(t *testing.T) {
 	waitHandOff(t, "ckpt-7", "ho-a")
 
 	// ho-a fails: the placement moves to ho-b, which resumes from ckpt-7.
-	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+	if err := retry.RetryOnConflict(patientRetry, func() error {
 		mc := &clusterv1beta1.MemberCluster{}
 		if err := c.Get(ctx, types.NamespacedName{Name: "ho-a"}, mc); err != nil {
 			return err

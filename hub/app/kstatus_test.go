@@ -247,7 +247,7 @@ func TestKstatusFollowsPlacementsRunsOverridesAndMembers(t *testing.T) {
 	}, {
 		moment: "the override is fixed: the placement rolls it out and is current again",
 		do: func(t *testing.T) {
-			err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			err := retry.RetryOnConflict(patientRetry, func() error {
 				ro := &placementv1beta1.ResourceOverride{}
 				if err := c.Get(ctx, ksOverride, ro); err != nil {
 					return err
@@ -350,7 +350,7 @@ func TestKstatusFollowsPlacementsRunsOverridesAndMembers(t *testing.T) {
 // server does (the hub's other writers of the status then follow).
 func setAgentConnected(t *testing.T, member string, s metav1.ConditionStatus, reason string) {
 	t.Helper()
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+	err := retry.RetryOnConflict(patientRetry, func() error {
 		mc := &clusterv1beta1.MemberCluster{}
 		if err := env.Client.Get(context.Background(), types.NamespacedName{Name: member}, mc); err != nil {
 			return err

@@ -117,7 +117,7 @@ func TestAWorkOfTheOldNameIsKeptAfterAnUpgrade(t *testing.T) {
 		return nil
 	}
 	// A placement edit reaches the Work of the old name.
-	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+	if err := retry.RetryOnConflict(patientRetry, func() error {
 		if err := c.Get(ctx, types.NamespacedName{Name: key.Name}, crp); err != nil {
 			return err
 		}

@@ -32,6 +32,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
@@ -55,6 +56,11 @@ const testUser = "ownership-test-user"
 
 // ownershipTimeout bounds each step of TestEveryWriterWritesOnlyItsFields.
 const ownershipTimeout = 30 * time.Second
+
+// patientRetry retries a conflicting update for as long as a loaded machine
+// needs: the hub's controllers write the same objects all the while, and
+// client-go's DefaultRetry (five tries 10 ms apart) lost to them.
+var patientRetry = wait.Backoff{Steps: 25, Duration: 20 * time.Millisecond, Factor: 1.5, Jitter: 0.2, Cap: time.Second}
 
 // Every row of the ownership table (hub/pipeline/ownership.go) is written by
 // its real writer while the hub, run in-process with all its controllers,
@@ -113,7 +119,7 @@ func TestEveryWriterWritesOnlyItsFields(t *testing.T) {
 	agentA, agentC := agents[0], agents[2]
 	testenv.Create(t, user, &clusterv1beta1.MemberCluster{ObjectMeta: metav1.ObjectMeta{Name: "own-swept", Labels: map[string]string{"suite": "ownership-swept"}}})
 	testenv.Eventually(t, ownershipTimeout, func() error {
-		return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		return retry.RetryOnConflict(patientRetry, func() error {
 			mc := &clusterv1beta1.MemberCluster{}
 			if err := user.Get(ctx, types.NamespacedName{Name: "own-swept"}, mc); err != nil {
 				return err
@@ -475,14 +481,17 @@ func startRecordedHub(t *testing.T, rec *ownershipRecorder, addr string) {
 // edit changes an object with a fresh read, retried on conflict.
 func edit(t *testing.T, c client.Client, obj client.Object, change func(client.Object)) {
 	t.Helper()
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		if err := c.Get(context.Background(), client.ObjectKeyFromObject(obj), obj); err != nil {
-			return err
-		}
-		change(obj)
-		return c.Update(context.Background(), obj)
-	})
-	if err != nil {
+	// A merge patch of what change changed, computed from a fresh read: the
+	// controllers write these objects' status all the while, and an update
+	// (resourceVersion included) lost to them again and again on a loaded
+	// machine, whatever the retries.
+	ctx := context.Background()
+	if err := c.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
+		t.Fatal(err)
+	}
+	before := obj.DeepCopyObject().(client.Object)
+	change(obj)
+	if err := c.Patch(ctx, obj, client.MergeFrom(before)); err != nil {
 		t.Fatal(err)
 	}
 }

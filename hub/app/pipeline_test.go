@@ -181,7 +181,7 @@ func TestPipelineFromPlacementToWorkAndBack(t *testing.T) {
 	// feedback) reaches the Work, without a new resource snapshot.
 	// The controllers write the placement too (status): a conflict is retried
 	// on a fresh read, as any client of the API does.
-	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+	if err := retry.RetryOnConflict(patientRetry, func() error {
 		if err := c.Get(ctx, types.NamespacedName{Name: "app"}, crp); err != nil {
 			return err
 		}
