@@ -38,7 +38,8 @@ func snapshotOf(b *testing.B, members []*clusterv1beta1.MemberCluster) *fleet.Sn
 }
 
 // BenchmarkCycleSnapshot is one scheduling cycle as the scheduler runs it with
-// the fleet snapshot: take the view, read its disconnected members, schedule.
+// the fleet snapshot: take the view, read its disconnected members, schedule,
+// asking for the decisions the policy snapshot records.
 func BenchmarkCycleSnapshot(b *testing.B) {
 	policies := benchPolicies()
 	for _, kind := range []string{"PickN", "PickAll"} {
@@ -52,7 +53,8 @@ func BenchmarkCycleSnapshot(b *testing.B) {
 				for b.Loop() {
 					v := s.View()
 					_ = len(v.Disconnected)
-					in := framework.CycleInput{PlacementName: "bench", Policy: policies[kind], Fleet: v.Fleet, Now: ft.Now, Rand: rnd}
+					in := framework.CycleInput{PlacementName: "bench", Policy: policies[kind], Fleet: v.Fleet, Now: ft.Now, Rand: rnd,
+						MaxUnselectedDecisions: 20} // as the scheduler asks (scheduler.MaxUnselectedDecisions)
 					if _, err := fw.RunCycle(b.Context(), in); err != nil {
 						b.Fatal(err)
 					}

@@ -38,7 +38,8 @@ import (
 // TestACycleThroughTheSnapshotDecidesAsOneOverListedClusters runs the same
 // cycle over random fleets twice: over the clusters as a list in any order (as
 // the scheduler read them before the snapshot) and over the snapshot's view,
-// which parses properties once per generation. The results must be identical.
+// which parses properties once per generation. The results must be identical;
+// and the same with fewer decisions asked for, but for the decisions left out.
 func TestACycleThroughTheSnapshotDecidesAsOneOverListedClusters(t *testing.T) {
 	fw := plugins.NewFramework(framework.Options{})
 	rapid.Check(t, func(t *rapid.T) {
@@ -121,6 +122,14 @@ func TestACycleThroughTheSnapshotDecidesAsOneOverListedClusters(t *testing.T) {
 			t.Fatalf("selected not sorted: %v", got.Selected)
 		}
 
+		// With fewer decisions asked for, the result holds the selected clusters',
+		// the first others' and the unscheduled ones', and is otherwise the same.
+		limit := rapid.IntRange(1, 4).Draw(t, "limit")
+		limited := run(framework.CycleInput{Fleet: s.View().Fleet, MaxUnselectedDecisions: limit})
+		want.Decisions = firstDecisions(want, limit)
+		if diff := cmp.Diff(want, limited); diff != "" {
+			t.Fatalf("cycle with MaxUnselectedDecisions %d (-want +got):\n%s", limit, diff)
+		}
 	})
 }
 
@@ -188,3 +197,22 @@ func drawClusterAffinity(t *rapid.T) *placementv1beta1.ClusterAffinity {
 	return ca
 }
 
+// firstDecisions returns the decisions a result with MaxUnselectedDecisions
+// limit holds: the selected clusters', the first limit others', and any later
+// unscheduled cluster's, in order.
+func firstDecisions(res framework.CycleResult, limit int) []placementv1beta1.ClusterDecision {
+	out := res.Decisions[:0:0]
+	others := 0
+	for _, d := range res.Decisions {
+		switch {
+		case d.Selected:
+		case others < limit:
+			others++
+		case slices.Contains(res.Unschedule, d.ClusterName):
+		default:
+			continue
+		}
+		out = append(out, d)
+	}
+	return out
+}
