@@ -37,14 +37,16 @@ import (
 
 // TestACycleThroughTheSnapshotDecidesAsOneOverListedClusters runs the same
 // cycle over random fleets twice: over the clusters as a list in any order (as
-// the scheduler read them before the snapshot) and over the snapshot's view,
-// which parses properties once per generation. The results must be identical;
-// and the same with fewer decisions asked for, but for the decisions left out.
+// the scheduler read them before the snapshot), which filters every cluster,
+// and over the snapshot's view, which parses properties once per generation
+// and filters only the candidates of a required label selector (settling the
+// others' decisions afterwards). The results must be identical; and the same
+// with fewer decisions asked for, but for the decisions left out.
 func TestACycleThroughTheSnapshotDecidesAsOneOverListedClusters(t *testing.T) {
-	fw := plugins.NewFramework(framework.Options{})
 	rapid.Check(t, func(t *rapid.T) {
+		fw := plugins.NewFramework(framework.Options{MaxMessageClusters: rapid.IntRange(1, 4).Draw(t, "listed")})
 		var listed []clusterv1beta1.MemberCluster
-		for i := range rapid.IntRange(0, 12).Draw(t, "members") {
+		for i := range rapid.IntRange(0, 20).Draw(t, "members") {
 			kv := []string{
 				"env", rapid.SampledFrom([]string{"prod", "dev"}).Draw(t, "env"),
 				"zone", rapid.SampledFrom([]string{"a", "b", "c"}).Draw(t, "zone")}
