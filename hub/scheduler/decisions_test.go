@@ -20,7 +20,14 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+	"github.com/flotilla-io/flotilla/hub/scheduler/framework"
+	ft "github.com/flotilla-io/flotilla/hub/scheduler/framework/frameworktest"
+	"github.com/flotilla-io/flotilla/hub/scheduler/plugins"
 )
 
 func decisions(selected, unselected int) []placementv1beta1.ClusterDecision {
@@ -59,6 +66,83 @@ func TestRecordedDecisions(t *testing.T) {
 			}
 			if sel != tc.wantSelected || others != tc.wantOthers || last != tc.wantLastOther {
 				t.Errorf("recorded %d selected and %d others (last %q), want %d and %d (last %q)", sel, others, last, tc.wantSelected, tc.wantOthers, tc.wantLastOther)
+			}
+		})
+	}
+}
+
+// TestACycleWithFewerDecisionsRecordsTheSame runs cycles whose unselected and
+// unscheduled clusters are more than MaxUnselectedDecisions twice: over a list
+// of clusters with a decision for every one, and as the scheduler runs them,
+// over a fleet view with MaxUnselectedDecisions. The snapshot records the same,
+// and every selected or unscheduled cluster (whose binding records its
+// decision) has the same decision.
+func TestACycleWithFewerDecisionsRecordsTheSame(t *testing.T) {
+	var clusters []clusterv1beta1.MemberCluster
+	var bound []string
+	for i := range 4 * MaxUnselectedDecisions {
+		name := fmt.Sprintf("m%03d", i)
+		env := "prod"
+		if i%2 == 0 {
+			env = "dev" // bound ones of these no longer match: unscheduled (PickAll)
+		}
+		clusters = append(clusters, ft.Cluster(name, ft.Labels("env", env)))
+		if i%4 == 0 {
+			bound = append(bound, name)
+		}
+	}
+	fw := plugins.NewFramework(framework.Options{})
+	prod := &placementv1beta1.Affinity{ClusterAffinity: &placementv1beta1.ClusterAffinity{
+		RequiredDuringSchedulingIgnoredDuringExecution: &placementv1beta1.ClusterSelector{ClusterSelectorTerms: []placementv1beta1.ClusterSelectorTerm{{
+			LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"env": "prod"}},
+		}}},
+	}}
+	for name, policy := range map[string]*placementv1beta1.PlacementPolicy{
+		"PickAll of prod clusters":  {PlacementType: placementv1beta1.PickAll, Affinity: prod},
+		"PickN 3 of prod clusters":  {PlacementType: placementv1beta1.PickN, NumberOfClusters: ft.Ptr(int32(3)), Affinity: prod},
+		"PickFixed of two clusters": {PlacementType: placementv1beta1.PickFixed, ClusterNames: []string{"m001", "m050", "gone"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			run := func(limit int) framework.CycleResult {
+				in := ft.Input(policy, clusters...)
+				in.Bindings = ft.Bindings("test", bound...)
+				if limit > 0 {
+					// As the scheduler runs it: over a fleet view (which filters
+					// only the candidates of the required labels), with a limit.
+					members := make([]*clusterv1beta1.MemberCluster, len(clusters))
+					for i := range clusters {
+						members[i] = &clusters[i]
+					}
+					in.Clusters, in.Fleet = nil, framework.NewFleet(1, members)
+				}
+				in.MaxUnselectedDecisions = limit
+				res, err := fw.RunCycle(t.Context(), in)
+				if err != nil {
+					t.Fatalf("cycle: %v", err)
+				}
+				return res
+			}
+			all, few := run(0), run(MaxUnselectedDecisions)
+			if len(few.Decisions) >= len(all.Decisions) {
+				t.Fatalf("the cycle built %d decisions of %d: want fewer", len(few.Decisions), len(all.Decisions))
+			}
+			if diff := cmp.Diff(recordedDecisions(all.Decisions), recordedDecisions(few.Decisions)); diff != "" {
+				t.Errorf("recorded decisions (-all +few):\n%s", diff)
+			}
+			for _, c := range append(append([]string{}, all.Selected...), all.Unschedule...) {
+				want, _ := all.Decision(c)
+				got, ok := few.Decision(c)
+				if !ok {
+					t.Errorf("no decision about %s, whose binding records it", c)
+					continue
+				}
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Errorf("decision about %s (-all +few):\n%s", c, diff)
+				}
+			}
+			all.Decisions, few.Decisions = nil, nil
+			if diff := cmp.Diff(all, few); diff != "" {
+				t.Errorf("result (-all +few):\n%s", diff)
 			}
 		})
 	}

@@ -333,6 +333,10 @@ func (r *Reconciler) scheduleGroup(ctx context.Context, s *scope, group string) 
 		ExcludedClusters: s.excluded,
 		Now:              r.now(),
 		Rand:             r.Rand,
+		// The snapshot records no more (recordedDecisions), the bindings only
+		// the selected and unscheduled clusters' decisions: the cycle need not
+		// build one for every member.
+		MaxUnselectedDecisions: MaxUnselectedDecisions,
 	}
 	rebalancing := rebalanceRequested(crp, s.snapshot)
 	if rebalancing {

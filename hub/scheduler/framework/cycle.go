@@ -70,6 +70,9 @@ type record struct {
 	passed uint64
 	// inLocation is whether the cluster is an instance of the chosen Location.
 	inLocation bool
+	// deferred is whether the cluster is left out by a NarrowingPlugin and not
+	// filtered yet: it is filtered out (listed), by a plugin settle finds.
+	deferred bool
 }
 
 // cycle is one run of the framework: the scope its phases share.
@@ -98,6 +101,9 @@ type cycle struct {
 	asked int
 	// passedNames caches filterNames by mask; set by result.
 	passedNames map[uint64][]string
+	// filters are the plugin entries whose Filter the filter stage runs, in
+	// order; set by filter.
+	filters []int
 }
 
 func newCycle(f *Framework, in *CycleInput) *cycle {
@@ -261,28 +267,109 @@ func (c *cycle) filter(ctx context.Context) error {
 			filters = append(filters, i)
 		}
 	}
+	c.filters = filters
+	candidates, narrowed := c.candidates(ctx)
+	next := 0 // the first candidate not behind the cluster
 	for _, ci := range c.view {
-		r := &c.recs[ci.Index]
-		if ci.Bound {
-			r.outcome = outKept
-		} else {
-			r.outcome = outFeasible
-		}
-		for _, i := range filters {
-			e := &c.fw.entries[i]
-			st := e.filter.Filter(ctx, c.state, c.policy, ci)
-			if st.IsError() {
-				return fmt.Errorf("plugin %s failed to filter cluster %s: %w", e.name, ci.Name, st.AsError())
+		if narrowed && !ci.Bound {
+			for next < len(candidates) && int(candidates[next]) < ci.Index {
+				next++
 			}
-			// A bound cluster already selected is what the plugin expects: it passed.
-			if !st.IsRejection() || (ci.Bound && st.Code() == ClusterAlreadySelected) {
-				r.passed |= 1 << i
+			if next == len(candidates) || int(candidates[next]) != ci.Index {
+				r := &c.recs[ci.Index]
+				r.outcome, r.listed, r.deferred = outFiltered, true, true
 				continue
 			}
-			c.reject(ci, e.name, st.Code(), st.Message(), true)
-			if !ci.Bound {
-				break
+		}
+		if err := c.filterCluster(ctx, ci); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// filterCluster runs the filters on one cluster.
+func (c *cycle) filterCluster(ctx context.Context, ci *ClusterInfo) error {
+	r := &c.recs[ci.Index]
+	if ci.Bound {
+		r.outcome = outKept
+	} else {
+		r.outcome = outFeasible
+	}
+	for _, i := range c.filters {
+		e := &c.fw.entries[i]
+		st := e.filter.Filter(ctx, c.state, c.policy, ci)
+		if st.IsError() {
+			return fmt.Errorf("plugin %s failed to filter cluster %s: %w", e.name, ci.Name, st.AsError())
+		}
+		// A bound cluster already selected is what the plugin expects: it passed.
+		if !st.IsRejection() || (ci.Bound && st.Code() == ClusterAlreadySelected) {
+			r.passed |= 1 << i
+			continue
+		}
+		c.reject(ci, e.name, st.Code(), st.Message(), true)
+		if !ci.Bound {
+			break
+		}
+	}
+	return nil
+}
+
+// candidates returns the positions, ascending, of the only clusters without a
+// binding that the filter stage need filter, when a NarrowingPlugin names them:
+// the cycle reads a fleet view (positions are cluster indexes), and the plugin's
+// Filter and every one before it depend on nothing that changes during the cycle
+// (no ReservePlugin), so that settle, filtering the others later, finds what the
+// filter stage would have.
+func (c *cycle) candidates(ctx context.Context) ([]int32, bool) {
+	fleet := c.state.Fleet()
+	if fleet == nil {
+		return nil, false
+	}
+	for _, i := range c.filters {
+		e := &c.fw.entries[i]
+		if e.reserve != nil {
+			return nil, false
+		}
+		if e.narrowing != nil {
+			return e.narrowing.Candidates(ctx, c.state, c.policy, fleet)
+		}
+	}
+	return nil, false
+}
+
+// settle filters the clusters the filter stage left out as no candidates of a
+// NarrowingPlugin wherever the result shows their decisions: among the first
+// CycleInput.MaxUnselectedDecisions unselected clusters (all of them without a
+// bound), and among the first MaxMessageClusters filtered clusters the
+// condition's message lists. They are unselected and listed whoever rejects
+// them, so the counts come out the same as if every cluster had been filtered.
+func (c *cycle) settle(ctx context.Context) error {
+	decisions := c.in.MaxUnselectedDecisions
+	if decisions <= 0 {
+		decisions = len(c.sorted)
+	}
+	listed := c.fw.opts.MaxMessageClusters
+	unselected, messaged := 0, 0
+	for _, ci := range c.sorted {
+		if unselected >= decisions && messaged >= listed {
+			return nil
+		}
+		r := &c.recs[ci.Index]
+		if r.deferred {
+			r.deferred = false
+			if err := c.filterCluster(ctx, ci); err != nil {
+				return err
 			}
+			if r.outcome != outFiltered || !r.listed {
+				return fmt.Errorf("cluster %s is no candidate, yet no filter rejects it", ci.Name)
+			}
+		}
+		if !r.outcome.selected() {
+			unselected++
+		}
+		if r.outcome == outFiltered && r.listed {
+			messaged++
 		}
 	}
 	return nil

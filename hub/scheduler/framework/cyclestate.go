@@ -134,6 +134,12 @@ func (s *CycleState) Cluster(name string) (*ClusterInfo, bool) {
 	return c, ok
 }
 
+// Fleet returns the fleet view the cycle reads, or nil when its input is a list
+// of clusters (CycleInput.Clusters). With a view, a cluster's Index is its
+// position in Fleet().Members, so plugins can read the view's indexes and
+// parsed values (PropertyQuantities) by it.
+func (s *CycleState) Fleet() *Fleet { return s.in.Fleet }
+
 // BoundCount returns how many input clusters the placement has an active binding to.
 func (s *CycleState) BoundCount() int { return s.bound }
 

@@ -39,7 +39,12 @@ limitations under the License.
 //     of them, and the rejection's code says what it means there:
 //     ClusterUnschedulable (not eligible, untolerated taint) keeps it and reports
 //     why; ClusterMismatch (affinity, strict labels, placement affinity, Location)
-//     means it no longer matches; ClusterAlreadySelected is expected.
+//     means it no longer matches; ClusterAlreadySelected is expected. Over a
+//     fleet view, a NarrowingPlugin (cluster affinity, from the label index) may
+//     name the only clusters it can pass: the others (without a binding) are
+//     filtered out without being filtered, and only those whose decision the
+//     result shows are filtered afterwards, to name the plugin and reason they
+//     would have had.
 //  4. By placement type:
 //     - PickAll selects every cluster that passed; a bound cluster that no longer
 //     matches is unscheduled. Clusters are scored too, to explain their standing.

@@ -21,6 +21,8 @@ import (
 	"strings"
 	"sync"
 
+	"k8s.io/apimachinery/pkg/api/resource"
+
 	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
 )
 
@@ -42,6 +44,29 @@ type Fleet struct {
 	// properties maps a reported property name to the positions of the members
 	// that report it.
 	properties map[string][]int32
+
+	// quantitiesMu guards quantities, which maps a property name to its parsed
+	// values, built on first use of the property (PropertyQuantities).
+	quantitiesMu sync.Mutex
+	quantities   map[string]*quantityColumn
+}
+
+// quantityColumn is every member's parsed value of one property, built once.
+type quantityColumn struct {
+	once   sync.Once
+	values []PropertyQuantity
+}
+
+// PropertyQuantity is a cluster's value of a property, parsed once per view: see
+// Fleet.PropertyQuantities.
+type PropertyQuantity struct {
+	// Quantity is the value (zero when !OK). It is shared by every cycle reading
+	// the view: call its methods on a copy (Cmp and AsDec modify their receiver).
+	Quantity resource.Quantity
+	// Float is Quantity as a float64 (AsApproximateFloat64).
+	Float float64
+	// OK is whether the cluster has the property as a quantity (PropertyValue).
+	OK bool
 }
 
 // NewFleet returns a view of members at a generation. members must be sorted by
@@ -111,6 +136,38 @@ func (f *Fleet) Tainted() []int32 {
 func (f *Fleet) WithProperty(name string) []int32 {
 	f.index()
 	return f.properties[name]
+}
+
+// PropertyQuantities returns every member's value of a property, by position in
+// Members, as PropertyValue gives it (a reported property, else the one derived
+// from resource usage), parsed once per view when first asked for and shared by
+// every cycle reading it. Callers must not modify the slice, and must copy a
+// value's Quantity before calling its methods.
+func (f *Fleet) PropertyQuantities(name string) []PropertyQuantity {
+	f.quantitiesMu.Lock()
+	if f.quantities == nil {
+		f.quantities = map[string]*quantityColumn{}
+	}
+	col := f.quantities[name]
+	if col == nil {
+		col = &quantityColumn{}
+		f.quantities[name] = col
+	}
+	f.quantitiesMu.Unlock()
+	col.once.Do(func() {
+		col.values = make([]PropertyQuantity, len(f.members))
+		for i, mc := range f.members {
+			q, ok := PropertyValue(mc, name)
+			if !ok {
+				continue
+			}
+			// String caches the canonical form in the Quantity: do it now, before
+			// the value is shared, so that readers never write it.
+			_ = q.String()
+			col.values[i] = PropertyQuantity{Quantity: q, Float: q.AsApproximateFloat64(), OK: true}
+		}
+	})
+	return col.values
 }
 
 func (f *Fleet) position(name string) (int, bool) {

@@ -36,6 +36,7 @@ type entry struct {
 	postBatch PostBatchPlugin
 	preFilter PreFilterPlugin
 	filter    FilterPlugin
+	narrowing NarrowingPlugin
 	preScore  PreScorePlugin
 	score     ScorePlugin
 	reserve   ReservePlugin
@@ -61,6 +62,7 @@ func NewWithPlugins(opts Options, plugins ...Plugin) *Framework {
 		e.postBatch, _ = p.(PostBatchPlugin)
 		e.preFilter, _ = p.(PreFilterPlugin)
 		e.filter, _ = p.(FilterPlugin)
+		e.narrowing, _ = p.(NarrowingPlugin)
 		e.preScore, _ = p.(PreScorePlugin)
 		e.score, _ = p.(ScorePlugin)
 		e.reserve, _ = p.(ReservePlugin)
@@ -94,7 +96,11 @@ func (f *Framework) PluginNames() []string {
 func (f *Framework) RunCycle(ctx context.Context, in CycleInput) (CycleResult, error) {
 	start := time.Now()
 	c := newCycle(f, &in)
-	if err := c.run(ctx); err != nil {
+	err := c.run(ctx)
+	if err == nil {
+		err = c.settle(ctx)
+	}
+	if err != nil {
 		res := failedResult(err)
 		observeCycle(c.kind, &res, err, time.Since(start))
 		return res, err

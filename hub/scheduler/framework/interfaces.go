@@ -85,6 +85,23 @@ type FilterPlugin interface {
 	Filter(ctx context.Context, state *CycleState, policy *placementv1beta1.PlacementPolicy, cluster *ClusterInfo) *Status
 }
 
+// NarrowingPlugin is a FilterPlugin that can name, from the indexes of the
+// cycle's fleet view, the only clusters its Filter may pass (such as the clusters
+// with a label a required selector asks for). The framework does not filter the
+// others when it reads a fleet view: whatever the other plugins say, they are not
+// selected. It settles their decisions (which plugin rejects them and why: the
+// same as when every cluster is filtered) only where the result shows them; see
+// CycleInput.MaxUnselectedDecisions.
+type NarrowingPlugin interface {
+	FilterPlugin
+	// Candidates is called once per cycle over a fleet view, after PreFilter and
+	// unless it returned Skip. It returns the positions in fleet.Members,
+	// ascending and without duplicates, of a superset of the clusters its Filter
+	// passes: Filter must reject every other cluster. ok is false when it cannot
+	// tell; every cluster is then filtered. Callers must not modify positions.
+	Candidates(ctx context.Context, state *CycleState, policy *placementv1beta1.PlacementPolicy, fleet *Fleet) (positions []int32, ok bool)
+}
+
 // PreScorePlugin prepares the Score calls of a cycle.
 type PreScorePlugin interface {
 	Plugin

@@ -30,15 +30,26 @@ import (
 // Scheduled condition.
 func (c *cycle) result() CycleResult {
 	res := CycleResult{ChosenLocation: c.state.ChosenLocation()}
-	scored := 0
+	scored, selected := 0, 0
 	for i := range c.recs {
 		if c.recs[i].scored {
 			scored++
 		}
+		if c.recs[i].outcome.selected() {
+			selected++
+		}
+	}
+	// limit bounds the decisions about unselected clusters (besides the
+	// unscheduled ones); -1: no bound.
+	limit, decisions := -1, len(c.sorted)+len(c.missing)
+	if c.in.MaxUnselectedDecisions > 0 {
+		limit = c.in.MaxUnselectedDecisions
+		decisions = min(decisions, selected+limit)
+		scored = min(scored, decisions)
 	}
 	scores := newAPIScores(scored)
 	c.passedNames = map[uint64][]string{}
-	res.Decisions = make([]placementv1beta1.ClusterDecision, 0, len(c.sorted)+len(c.missing))
+	res.Decisions = make([]placementv1beta1.ClusterDecision, 0, decisions)
 	for _, ci := range c.sorted {
 		r := &c.recs[ci.Index]
 		if !r.outcome.selected() {
@@ -53,6 +64,7 @@ func (c *cycle) result() CycleResult {
 		}
 		res.Decisions = append(res.Decisions, c.decision(ci, r, scores))
 	}
+	unselected := 0
 	for _, ci := range c.sorted {
 		r := &c.recs[ci.Index]
 		if r.outcome.selected() {
@@ -60,10 +72,17 @@ func (c *cycle) result() CycleResult {
 		}
 		if r.outcome == outUnscheduled {
 			res.Unschedule = append(res.Unschedule, ci.Name)
+		} else if limit >= 0 && unselected >= limit {
+			continue
 		}
+		unselected++
 		res.Decisions = append(res.Decisions, c.decision(ci, r, scores))
 	}
 	for _, name := range c.missing {
+		if limit >= 0 && unselected >= limit {
+			break
+		}
+		unselected++
 		res.Decisions = append(res.Decisions, placementv1beta1.ClusterDecision{ClusterName: name, Reason: reasonMissing})
 	}
 	if len(c.state.gone) > 0 {

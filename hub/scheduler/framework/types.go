@@ -89,6 +89,15 @@ type CycleInput struct {
 	// of a PickN pick, and among matching Locations. nil picks the first by name,
 	// which makes the cycle fully deterministic.
 	Rand *rand.Rand
+
+	// MaxUnselectedDecisions, when positive, bounds the decisions the result holds
+	// about clusters the cycle does not select: it holds every selected one, the
+	// first MaxUnselectedDecisions others in CycleResult.Decisions' order, and
+	// every later one whose binding goes (Unschedule: the binding records why);
+	// the rest are not built. A caller that records only those (the scheduler's
+	// policy snapshot) saves a decision per member. Default 0: a decision for
+	// every cluster.
+	MaxUnselectedDecisions int
 }
 
 // PlacementPeer is another placement, for placement affinity and anti-affinity.
@@ -105,7 +114,8 @@ type PlacementPeer struct {
 type CycleResult struct {
 	// Decisions holds one decision for every input cluster, and one for every
 	// cluster a PickFixed policy names that does not exist: the selected clusters
-	// first, then the others, each sorted by name.
+	// first, then the others, each sorted by name. CycleInput.MaxUnselectedDecisions
+	// leaves out the others after the first few (but not the unscheduled ones).
 	Decisions []placementv1beta1.ClusterDecision
 
 	// Selected are the clusters that must have an active binding after the cycle:

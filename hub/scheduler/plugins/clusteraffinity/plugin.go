@@ -29,6 +29,7 @@ type Plugin struct{}
 var (
 	_ framework.PreFilterPlugin = &Plugin{}
 	_ framework.FilterPlugin    = &Plugin{}
+	_ framework.NarrowingPlugin = &Plugin{}
 	_ framework.PreScorePlugin  = &Plugin{}
 	_ framework.ScorePlugin     = &Plugin{}
 )

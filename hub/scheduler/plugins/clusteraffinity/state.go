@@ -114,7 +114,7 @@ func compile(cs *framework.CycleState, policy *placementv1beta1.PlacementPolicy)
 		}
 		s.preferred = append(s.preferred, pt)
 	}
-	s.props.init(len(cs.Clusters()))
+	s.props.init(cs.Fleet(), len(cs.Clusters()))
 	return s, nil
 }
 
@@ -133,11 +133,15 @@ func selector(ls *metav1.LabelSelector) (labels.Selector, error) {
 	return metav1.LabelSelectorAsSelector(ls)
 }
 
-// propertyCache holds the clusters' values of the properties in use, parsed at most
-// once per cluster and property in a cycle.
+// propertyCache holds the clusters' values of the properties in use: read from
+// the fleet view, which parses them once per generation, or, for a cycle over a
+// list of clusters, parsed at most once per cluster and property in the cycle.
 type propertyCache struct {
 	names []string
-	// values[c*len(names)+p] is cluster c's value of property p.
+	// columns[p], for a cycle over a fleet view, are the view's values of
+	// property p by cluster index; nil otherwise.
+	columns [][]framework.PropertyQuantity
+	// values[c*len(names)+p] is cluster c's value of property p, without a view.
 	values []propertyValue
 }
 
@@ -184,15 +188,32 @@ func (pc *propertyCache) requirements(ps *placementv1beta1.PropertySelector) ([]
 	return out, nil
 }
 
-// init sizes the cache for n clusters, once the properties are known.
-func (pc *propertyCache) init(n int) {
-	if len(pc.names) > 0 {
-		pc.values = make([]propertyValue, n*len(pc.names))
+// init prepares the cache for n clusters, once the properties are known: the
+// view's parsed columns when the cycle reads a fleet view, else room for n.
+func (pc *propertyCache) init(fleet *framework.Fleet, n int) {
+	if len(pc.names) == 0 {
+		return
 	}
+	if fleet != nil {
+		pc.columns = make([][]framework.PropertyQuantity, len(pc.names))
+		for p, name := range pc.names {
+			pc.columns[p] = fleet.PropertyQuantities(name)
+		}
+		return
+	}
+	pc.values = make([]propertyValue, n*len(pc.names))
 }
 
-// get returns a cluster's value of property p.
-func (pc *propertyCache) get(c *framework.ClusterInfo, p int) *propertyValue {
+// get returns a cluster's value of property p. It is a copy: the view's values
+// are shared with other cycles, and Quantity.Cmp modifies its receiver.
+func (pc *propertyCache) get(c *framework.ClusterInfo, p int) propertyValue {
+	if pc.columns != nil {
+		v := &pc.columns[p][c.Index]
+		if !v.OK {
+			return propertyValue{state: 2}
+		}
+		return propertyValue{state: 1, q: v.Quantity, f: v.Float}
+	}
 	v := &pc.values[c.Index*len(pc.names)+p]
 	if v.state == 0 {
 		v.state = 2
@@ -200,5 +221,5 @@ func (pc *propertyCache) get(c *framework.ClusterInfo, p int) *propertyValue {
 			v.state, v.q, v.f = 1, q, q.AsApproximateFloat64()
 		}
 	}
-	return v
+	return *v
 }
