@@ -414,7 +414,7 @@ func newPeerTransport(creds *peerCredentials) *http.Transport {
 			defer cancel()
 			conn, err := dialer.DialContext(dctx, "tcp", address)
 			if err != nil {
-				return nil, fmt.Errorf("%w: hub replica %s, which holds the member's session, cannot be reached at %s: %v", errPeerUnreachable, peer, address, err)
+				return nil, fmt.Errorf("%w: hub replica %s, which holds the member's session, cannot be reached at %s: %w", errPeerUnreachable, peer, address, err)
 			}
 			return conn, nil
 		},

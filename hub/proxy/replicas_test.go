@@ -195,7 +195,9 @@ func TestForwardingBetweenReplicas(t *testing.T) {
 	t.Run("a GET arriving at the replica without the member is forwarded to its owner", func(t *testing.T) {
 		// A forged forwarded identity from kube-apiserver's side is dropped.
 		forged := http.Header{HeaderForwardedUser: {"root"}, HeaderForwardedGroup: {"system:masters"}}
-		code, body := status(t, a.get(t, a.proxied, cm+"/cm-1", "alice", forged))
+		resp := a.get(t, a.proxied, cm+"/cm-1", "alice", forged)
+		defer resp.Body.Close()
+		code, body := status(t, resp)
 		if code != http.StatusOK || !strings.Contains(body, `"name":"cm-1"`) {
 			t.Fatalf("got %d %s, want 200 with cm-1", code, body)
 		}
@@ -215,7 +217,9 @@ func TestForwardingBetweenReplicas(t *testing.T) {
 
 	t.Run("the user stays who kube-apiserver said, not who a forged forward header says", func(t *testing.T) {
 		forged := http.Header{HeaderForwardedUser: {"alice"}}
-		code, body := status(t, a.get(t, a.proxied, cm+"/cm-1", "bob", forged))
+		resp := a.get(t, a.proxied, cm+"/cm-1", "bob", forged)
+		defer resp.Body.Close()
+		code, body := status(t, resp)
 		if code != http.StatusForbidden || !strings.Contains(body, `User \"flotilla:hub:bob\" cannot get`) {
 			t.Errorf("got %d %s, want 403 for flotilla:hub:bob", code, body)
 		}
@@ -223,14 +227,16 @@ func TestForwardingBetweenReplicas(t *testing.T) {
 
 	t.Run("a forged forward without a replica certificate is refused", func(t *testing.T) {
 		forged := http.Header{HeaderForwardedUser: {"alice"}}
-		code, body := status(t, b.get(t, b.direct, cm+"/cm-1", "", forged))
+		resp := b.get(t, b.direct, cm+"/cm-1", "", forged)
+		defer resp.Body.Close()
+		code, body := status(t, resp)
 		if code != http.StatusUnauthorized {
 			t.Errorf("got %d %s, want 401", code, body)
 		}
 	})
 
 	t.Run("a watch through the other replica sees a change as it happens", func(t *testing.T) {
-		resp := a.get(t, a.proxied, cm+"?watch=true&fieldSelector=metadata.name%3Dcm-forwarded", "alice", nil)
+		resp := a.get(t, a.proxied, cm+"?watch=true&fieldSelector=metadata.name%3Dcm-forwarded", "alice", nil) //nolint:bodyclose // closed below; the linter loses it in the decoding goroutine
 		defer resp.Body.Close()
 		if resp.StatusCode != http.StatusOK {
 			code, body := status(t, resp)
@@ -296,7 +302,9 @@ func TestForwardingBetweenReplicas(t *testing.T) {
 	} {
 		t.Run("a stale owner gives 503 with the reason at once: "+member, func(t *testing.T) {
 			start := time.Now()
-			code, body := status(t, a.get(t, a.proxied, apiproxy.PathPrefix(member)+"/api", "alice", nil))
+			resp := a.get(t, a.proxied, apiproxy.PathPrefix(member)+"/api", "alice", nil)
+			defer resp.Body.Close()
+			code, body := status(t, resp)
 			if code != http.StatusServiceUnavailable || !strings.Contains(body, want) {
 				t.Errorf("got %d %s, want 503 with %s", code, body, want)
 			}
