@@ -94,7 +94,11 @@ func NewBuilder(opts Options) (*Builder, error) {
 	b.kubeNodeDir = filepath.Join(opts.Cache, "kube-node-"+v.Kubernetes)
 	b.controlPlaneDir = filepath.Join(opts.Cache, "kube-"+v.Kubernetes+"-etcd-"+v.Etcd)
 	b.containerdDir = filepath.Join(opts.Cache, "containerd-"+v.Containerd)
-	b.corednsDir = filepath.Join(opts.Cache, "coredns-"+v.CoreDNS)
+	plugins, err := corednsPlugins(opts.RepoRoot)
+	if err != nil {
+		return nil, err
+	}
+	b.corednsDir = filepath.Join(opts.Cache, "coredns-"+v.CoreDNS+"-"+plugins)
 	b.nodeDir = filepath.Join(opts.Cache, "nodeimage")
 	return b, nil
 }
@@ -268,8 +272,23 @@ func (b *Builder) buildContainerd(ctx context.Context) error {
 		"github.com/containerd/containerd/v2/cmd/ctr")
 }
 
+// corednsMain is the CoreDNS command the node image carries: CoreDNS with
+// the plugins a cluster's Corefile uses (the file says which and why).
+const corednsMain = "tools/nodeimage/pins/coredns/main.go"
+
 func (b *Builder) buildCoreDNS(ctx context.Context) error {
-	return b.goBuild(ctx, "tools/nodeimage/pins/coredns", b.corednsDir, "", "", "github.com/coredns/coredns")
+	return b.goBuild(ctx, filepath.Dir(corednsMain), b.corednsDir, "", "", ".")
+}
+
+// corednsPlugins names the plugin set of corednsMain (a hash of the file), so
+// that the cached binary is built again when the set changes.
+func corednsPlugins(repoRoot string) (string, error) {
+	data, err := os.ReadFile(filepath.Join(repoRoot, corednsMain))
+	if err != nil {
+		return "", fmt.Errorf("failed to read CoreDNS's plugin set: %w", err)
+	}
+	h := sha256.Sum256(data)
+	return hex.EncodeToString(h[:])[:12], nil
 }
 
 // baseTar is the cached debootstrap output, named after the suite and packages.
