@@ -170,6 +170,13 @@ type Options struct {
 	// (several hub processes share test machines); manifests/hub and the
 	// chart set ":8445".
 	ProxyBindAddress string
+	// ProxyAdvertiseAddress is the host:port at which the other hub replicas
+	// reach this replica's API proxy to forward requests for the members
+	// whose sessions it holds; it is published on the replica's Lease
+	// (annotation flotilla.io/proxy-address). Default: "" — $POD_IP (the
+	// chart and manifests/hub set it) with the port of ProxyBindAddress, else
+	// ProxyBindAddress itself when it names a host, else the host name.
+	ProxyAdvertiseAddress string
 	// ProxyMaxInflightPerMember bounds the proxied requests in flight to one
 	// member, watches and exec sessions included; more get 429. Default: 100.
 	ProxyMaxInflightPerMember int
@@ -351,6 +358,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.MemoryLimit, "memory-limit", o.MemoryLimit, "The hub container's memory limit, e.g. 2Gi (default: $FLOTILLA_MEMORY_LIMIT, which the Deployment sets from limits.memory); empty when unknown.")
 	fs.Float64Var(&o.MemoryLimitRatio, "memory-limit-ratio", o.MemoryLimitRatio, "Share of --memory-limit given to Go as its soft memory limit; 0 leaves it alone. $GOMEMLIMIT, when set, wins.")
 	fs.StringVar(&o.ProxyBindAddress, "proxy-bind-address", o.ProxyBindAddress, "Address of the API proxy (aggregated API proxy.flotilla.io, reached through the hub's kube-apiserver); 0 disables it.")
+	fs.StringVar(&o.ProxyAdvertiseAddress, "proxy-advertise-address", o.ProxyAdvertiseAddress, "host:port at which the other hub replicas reach this replica's API proxy to forward requests for its members (published on its Lease); empty: $POD_IP with the port of --proxy-bind-address.")
 	fs.IntVar(&o.ProxyMaxInflightPerMember, "proxy-max-inflight-per-member", o.ProxyMaxInflightPerMember, "Most proxied requests in flight to one member, watches and exec sessions included; more are refused with 429.")
 	fs.DurationVar(&o.ProxyRequestTimeout, "proxy-request-timeout", o.ProxyRequestTimeout, "Longest a proxied request that is not long-running (watch, logs -f, exec, attach, port-forward) may take; a slower one gets 504.")
 	fs.IntVar(&o.ProxyMaxInflightPerUser, "proxy-max-inflight-per-user", o.ProxyMaxInflightPerUser, "Most proxied requests one hub user may have in flight over every member; more are refused with 429.")
@@ -485,6 +493,11 @@ func (o *Options) Validate() error {
 			return fmt.Errorf("--proxy-bind-address %q is not a host:port address (or 0 to disable): %w", o.ProxyBindAddress, err)
 		}
 	}
+	if o.ProxyAdvertiseAddress != "" {
+		if _, _, err := net.SplitHostPort(o.ProxyAdvertiseAddress); err != nil {
+			return fmt.Errorf("--proxy-advertise-address %q is not a host:port address: %w", o.ProxyAdvertiseAddress, err)
+		}
+	}
 	if o.ProxyMaxInflightPerMember < 1 {
 		return fmt.Errorf("--proxy-max-inflight-per-member must be at least 1, got %d", o.ProxyMaxInflightPerMember)
 	}
@@ -578,4 +591,31 @@ func SoftMemoryLimit(containerLimit int64, ratio float64, gomemlimitSet bool) (l
 		return 0, false
 	}
 	return int64(float64(containerLimit) * ratio), true
+}
+
+// proxyAdvertiseAddress is where the other replicas reach this replica's API
+// proxy (--proxy-advertise-address, or what its default says); "" when the
+// proxy is off.
+func (o *Options) proxyAdvertiseAddress() string {
+	if o.ProxyBindAddress == "0" {
+		return ""
+	}
+	if o.ProxyAdvertiseAddress != "" {
+		return o.ProxyAdvertiseAddress
+	}
+	host, port, err := net.SplitHostPort(o.ProxyBindAddress)
+	if err != nil {
+		return ""
+	}
+	if ip := os.Getenv("POD_IP"); ip != "" {
+		return net.JoinHostPort(ip, port)
+	}
+	if ip := net.ParseIP(host); host != "" && (ip == nil || !ip.IsUnspecified()) {
+		return o.ProxyBindAddress
+	}
+	name, err := os.Hostname()
+	if err != nil {
+		return ""
+	}
+	return net.JoinHostPort(name, port)
 }

@@ -93,8 +93,10 @@ func setupHub(_ context.Context, mgr ctrl.Manager, opts *Options) error {
 		ReplicaName:      opts.ReplicaName,
 		BindAddress:      opts.TunnelBindAddress,
 		AdvertiseAddress: opts.TunnelAdvertiseAddress,
-		HeartbeatMisses:  opts.HeartbeatMisses,
-		DisconnectGrace:  opts.DisconnectGrace,
+		// Where the other replicas forward proxied requests for this one's members.
+		ProxyAdvertiseAddress: opts.proxyAdvertiseAddress(),
+		HeartbeatMisses:       opts.HeartbeatMisses,
+		DisconnectGrace:       opts.DisconnectGrace,
 		// Security and high availability.
 		MemberCertificateLifetime:  opts.MemberCertificateLifetime,
 		ServingCertificateLifetime: opts.ServingCertificateLifetime,
@@ -137,6 +139,8 @@ func setupHub(_ context.Context, mgr ctrl.Manager, opts *Options) error {
 			MaxStreamDuration:    opts.ProxyMaxStreamDuration,
 			Registerer:           metrics.Registry,
 			Logger:               log,
+			Peers: proxy.PeerOptions{Replica: opts.ReplicaName, CA: tunnels.CA,
+				Directory: &proxy.LeaseDirectory{Members: mgr.GetClient(), Leases: direct, Namespace: opts.Namespace}},
 		})
 		if err != nil {
 			return err

@@ -269,3 +269,44 @@ func (ca *CA) SignMemberFor(csrPEM []byte, member string, lifetime time.Duration
 	}
 	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), cert, nil
 }
+
+// ReplicaOrganization is the subject organization of the certificates hub
+// replicas present to each other (the API proxy's forwarding, hub/proxy):
+// only the hub signs them, and never for a member (SignMemberFor sets
+// MemberOrganization).
+const ReplicaOrganization = "flotilla:hub-replicas"
+
+// DefaultReplicaLifetime is how long a replica's peer certificate is valid;
+// a replica issues itself a new one after two thirds of it.
+const DefaultReplicaLifetime = 24 * time.Hour
+
+// IssueReplica issues hub replica replica's peer certificate, valid for
+// lifetime: common name replica, organization ReplicaOrganization, client
+// authentication only. The key never leaves the replica's memory.
+func (ca *CA) IssueReplica(replica string, lifetime time.Duration) (tls.Certificate, error) {
+	if replica == "" {
+		return tls.Certificate{}, errors.New("a replica certificate needs the replica's name")
+	}
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return tls.Certificate{}, fmt.Errorf("failed to generate the replica key: %w", err)
+	}
+	now := time.Now()
+	tmpl := &x509.Certificate{
+		SerialNumber: serial(),
+		Subject:      pkix.Name{CommonName: replica, Organization: []string{ReplicaOrganization}},
+		NotBefore:    now.Add(-skewGrace(lifetime)),
+		NotAfter:     now.Add(lifetime),
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.Cert, &key.PublicKey, ca.Key)
+	if err != nil {
+		return tls.Certificate{}, fmt.Errorf("failed to sign the replica certificate: %w", err)
+	}
+	leaf, err := x509.ParseCertificate(der)
+	if err != nil {
+		return tls.Certificate{}, err
+	}
+	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key, Leaf: leaf}, nil
+}

@@ -33,15 +33,18 @@ limitations under the License.
 //     than the cap (413), and bounds the request with a timeout unless it
 //     is long-running (watch, logs -f, exec, attach, port-forward), which
 //     is bounded by its own limits instead (limits.go);
-//  4. opens an API proxy stream to the member's agent (503 when the member
-//     is not connected to this replica, 502 when its agent does not serve
-//     the proxy, each in one line, at once) and forwards the request with
-//     the user in the identity headers of pkg/apiproxy, removing every
-//     credential and identity header the client sent.
+//  4. opens an API proxy stream to the member's agent (502 when its agent
+//     does not serve the proxy, in one line, at once) and forwards the
+//     request with the user in the identity headers of pkg/apiproxy,
+//     removing every credential and identity header the client sent; or,
+//     when another hub replica holds the member's session, forwards the
+//     request to that replica over mutually authenticated TLS (peers.go),
+//     and answers 503 with the reason at once when no replica can take it.
 //
 // The agent impersonates the user on the member (agent/proxy), whose RBAC
-// decides. Every request is logged (user, member, verb, path, status) and
-// counted in flotilla_proxy_requests_total{member,verb,code}.
+// decides. Every request is logged (user, member, verb, path, status, and
+// the replica it was forwarded to or by) and counted in
+// flotilla_proxy_requests_total{member,verb,code,forwarded_to,forwarded_by}.
 package proxy
 
 import (
@@ -133,15 +136,22 @@ type Options struct {
 	// Plan serves the plan API (plan.go) on the same listener. Default:
 	// none (a plan request gets 503).
 	Plan PlanOptions
+	// Peers forward requests for members whose sessions other hub replicas
+	// hold (peers.go). Default: none (such a request gets 503).
+	Peers PeerOptions
 }
 
 // Handler serves the hub's aggregated API.
 type Handler struct {
 	opts      Options
 	transport *http.Transport
-	requests  *prometheus.CounterVec
-	cuts      *prometheus.CounterVec
-	users     *userLimits
+	// peerTransport and peers forward to other replicas (nil without
+	// Options.Peers.CA).
+	peerTransport *http.Transport
+	peers         *peerCredentials
+	requests      *prometheus.CounterVec
+	cuts          *prometheus.CounterVec
+	users         *userLimits
 
 	mu       sync.Mutex
 	inflight map[string]int
@@ -171,8 +181,8 @@ func New(opts Options) (*Handler, error) {
 	h := &Handler{opts: opts, inflight: map[string]int{}, users: newUserLimits(opts.MaxInflightPerUser, opts.UserQPS, opts.UserBurst)}
 	h.requests = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "flotilla_proxy_requests_total",
-		Help: "Requests the hub's API proxy answered, by member, RBAC verb and HTTP status code.",
-	}, []string{"member", "verb", "code"})
+		Help: "Requests the hub's API proxy answered, by member, RBAC verb, HTTP status code, and the hub replica this one forwarded the request to or was forwarded it by (empty when neither).",
+	}, []string{"member", "verb", "code", "forwarded_to", "forwarded_by"})
 	h.cuts = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "flotilla_proxy_cut_total",
 		Help: "Proxied streams and responses the hub cut, by member and reason: idle (--proxy-stream-idle-timeout), duration (--proxy-max-stream-duration), response-bytes (--proxy-max-response-bytes).",
@@ -183,6 +193,15 @@ func New(opts Options) (*Handler, error) {
 				return nil, fmt.Errorf("failed to register the API proxy's metrics: %w", err)
 			}
 		}
+	}
+	if opts.Peers.CA != nil {
+		if opts.Peers.Replica == "" {
+			return nil, errors.New("proxy: Options.Peers.Replica is required with Peers.CA")
+		}
+		h.peers = &peerCredentials{replica: opts.Peers.Replica, ca: opts.Peers.CA}
+		h.peerTransport = newPeerTransport(h.peers)
+	} else if opts.Peers.Directory != nil {
+		return nil, errors.New("proxy: Options.Peers.CA is required with Peers.Directory")
 	}
 	h.transport = &http.Transport{
 		DialContext: func(ctx context.Context, _, addr string) (net.Conn, error) {
@@ -229,54 +248,64 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rec := &recorder{ResponseWriter: w}
 	start := time.Now()
 	var id Identity
+	var rt route
+	forwardedBy, fromPeer := peerReplica(r, h.peers.pool())
 	defer func() {
 		code := rec.code
 		if code == 0 {
 			code = http.StatusOK
 		}
-		h.requests.WithLabelValues(member, verb, strconv.Itoa(code)).Inc()
-		h.opts.Logger.Info("Proxied", "user", id.User, "member", member, "verb", verb, "method", r.Method, "path", rest, "status", code, "duration", time.Since(start).Round(time.Millisecond))
+		h.requests.WithLabelValues(member, verb, strconv.Itoa(code), rt.Peer, forwardedBy).Inc()
+		kv := []any{"user", id.User, "member", member, "verb", verb, "method", r.Method, "path", rest, "status", code, "duration", time.Since(start).Round(time.Millisecond)}
+		if rt.Peer != "" {
+			kv = append(kv, "forwardedTo", rt.Peer)
+		}
+		if fromPeer {
+			kv = append(kv, "forwardedBy", forwardedBy)
+		}
+		h.opts.Logger.Info("Proxied", kv...)
 	}()
-	id, err := h.opts.Authenticator.Authenticate(r)
-	if err != nil {
-		apiproxy.WriteStatus(rec, apierrors.NewUnauthorized(err.Error()))
-		return
-	}
-	// The user's limits come before the review, so that a user who sends
-	// too much does not send the hub's API server reviews either.
-	releaseUser, refusal := h.users.admit(id.User, time.Now())
-	if refusal != nil {
-		apiproxy.WriteStatus(rec, refusal)
-		return
-	}
-	defer releaseUser()
 	if verb == "" {
 		apiproxy.WriteStatus(rec, apierrors.NewMethodNotSupported(apiproxy.GroupResource(), r.Method))
 		return
 	}
-	decision, err := h.opts.Authorizer.Authorize(r.Context(), id, member, verb)
-	if err != nil {
-		apiproxy.WriteStatus(rec, apierrors.NewInternalError(err))
-		return
-	}
-	if !decision.Allowed {
-		apiproxy.WriteStatus(rec, forbidden(id, member, verb, decision.Reason))
-		return
+	if fromPeer {
+		// The replica that forwarded the request authenticated and
+		// authorized it, and holds the user's limits.
+		var err error
+		if id, err = forwardedIdentity(r.Header); err != nil {
+			apiproxy.WriteStatus(rec, apierrors.NewUnauthorized(err.Error()))
+			return
+		}
+	} else {
+		release, ok := h.admit(rec, r, &id, member, verb)
+		if !ok {
+			return
+		}
+		defer release()
 	}
 	// Upgrade requests lose the dialer's error on their way (the upgrade
 	// path reports it as text): say why a member cannot be reached first.
-	if c, ok := h.opts.Dialer.(apiProxyChecker); ok {
-		if err := c.CheckAPIProxy(member); err != nil {
-			responder{member: member}.Error(rec, r, err)
-			return
-		}
-	}
-	release, ok := h.acquire(member)
-	if !ok {
-		apiproxy.WriteStatus(rec, apierrors.NewTooManyRequests(fmt.Sprintf("member %q has %d proxied requests in flight, the most the hub allows (--proxy-max-inflight-per-member)", member, h.opts.MaxInflightPerMember), 1))
+	rt = h.route(r.Context(), member, forwardedBy)
+	if rt.Refusal != "" {
+		apiproxy.WriteStatus(rec, apierrors.NewServiceUnavailable(rt.Refusal))
 		return
 	}
-	defer release()
+	if rt.Peer == "" {
+		if c, ok := h.opts.Dialer.(apiProxyChecker); ok {
+			if err := c.CheckAPIProxy(member); err != nil {
+				responder{member: member}.Error(rec, r, err)
+				return
+			}
+		}
+		// The member's slots are held where its tunnel is.
+		release, ok := h.acquire(member)
+		if !ok {
+			apiproxy.WriteStatus(rec, apierrors.NewTooManyRequests(fmt.Sprintf("member %q has %d proxied requests in flight, the most the hub allows (--proxy-max-inflight-per-member)", member, h.opts.MaxInflightPerMember), 1))
+			return
+		}
+		defer release()
+	}
 	if r.ContentLength > h.opts.MaxRequestBytes {
 		apiproxy.WriteStatus(rec, tooLarge(r.ContentLength, h.opts.MaxRequestBytes))
 		return
@@ -287,6 +316,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	var cancel context.CancelFunc
 	switch {
+	case httpstream.IsUpgradeRequest(r) && rt.Peer != "":
+		// The owner guards the stream it opens to the member.
 	case httpstream.IsUpgradeRequest(r):
 		ctx = withStreamLimits(ctx, &streamLimits{idle: h.opts.StreamIdleTimeout, lifetime: h.opts.MaxStreamDuration, cut: func(reason string) {
 			h.cut(id, member, rest, reason)
@@ -306,7 +337,40 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			h.cut(id, member, rest, cutResponseBytes)
 		}
 	}()
+	if rt.Peer != "" {
+		h.forwardToPeer(rec, r.WithContext(ctx), id, member, rest, rt)
+		return
+	}
 	h.forward(rec, r.WithContext(ctx), id, member, rest)
+}
+
+// admit authenticates r into id, holds the user's limits and authorizes the
+// request; it answers r itself and returns false when any refuses.
+func (h *Handler) admit(w http.ResponseWriter, r *http.Request, id *Identity, member, verb string) (release func(), ok bool) {
+	var err error
+	if *id, err = h.opts.Authenticator.Authenticate(r); err != nil {
+		apiproxy.WriteStatus(w, apierrors.NewUnauthorized(err.Error()))
+		return nil, false
+	}
+	// The user's limits come before the review, so that a user who sends
+	// too much does not send the hub's API server reviews either.
+	releaseUser, refusal := h.users.admit(id.User, time.Now())
+	if refusal != nil {
+		apiproxy.WriteStatus(w, refusal)
+		return nil, false
+	}
+	decision, err := h.opts.Authorizer.Authorize(r.Context(), *id, member, verb)
+	if err != nil {
+		releaseUser()
+		apiproxy.WriteStatus(w, apierrors.NewInternalError(err))
+		return nil, false
+	}
+	if !decision.Allowed {
+		releaseUser()
+		apiproxy.WriteStatus(w, forbidden(*id, member, verb, decision.Reason))
+		return nil, false
+	}
+	return releaseUser, true
 }
 
 // cut records that a stream or response to member was cut, and why.
@@ -361,10 +425,11 @@ func (h *Handler) forward(w http.ResponseWriter, r *http.Request, id Identity, m
 
 // stripIdentity removes every header carrying credentials or an identity:
 // Authorization, Proxy-Authorization, Impersonate-*, the hub's identity
-// headers, and those the authenticator reads (X-Remote-*).
+// headers, the forwarded identity headers of peer replicas, and those the
+// authenticator reads (X-Remote-*).
 func stripIdentity(h http.Header, a Authenticator) {
 	names := []string{"Authorization", "Proxy-Authorization", apiproxy.HeaderUser, apiproxy.HeaderGroup}
-	prefixes := []string{"Impersonate-", "X-Remote-"}
+	prefixes := []string{"Impersonate-", "X-Remote-", headerForwardedPrefix}
 	if rh, ok := a.(interface{ identityHeaders() ([]string, []string) }); ok {
 		n, p := rh.identityHeaders()
 		names, prefixes = append(names, n...), append(prefixes, p...)
@@ -424,7 +489,7 @@ func (r responder) Error(w http.ResponseWriter, req *http.Request, err error) {
 	switch {
 	case errors.As(err, &tooBig):
 		apiproxy.WriteStatus(w, tooLarge(0, tooBig.Limit))
-	case errors.Is(err, tunnelserver.ErrNotConnected):
+	case errors.Is(err, tunnelserver.ErrNotConnected), errors.Is(err, errPeerUnreachable):
 		apiproxy.WriteStatus(w, apierrors.NewServiceUnavailable(rootCause(err)))
 	case errors.Is(err, tunnel.ErrAPIProxyUnavailable):
 		apiproxy.WriteStatus(w, &apierrors.StatusError{ErrStatus: metav1.Status{Code: http.StatusBadGateway, Reason: statusReasonBadGateway, Message: rootCause(err)}})

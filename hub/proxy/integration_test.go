@@ -342,10 +342,10 @@ func TestProxyThroughARealTunnelToAMemberAPIServer(t *testing.T) {
 		}
 	})
 
-	if got := testutil.ToFloat64(f.h.requests.WithLabelValues("member-1", "get", "200")); got < 2 {
+	if got := testutil.ToFloat64(f.h.requests.WithLabelValues("member-1", "get", "200", "", "")); got < 2 {
 		t.Errorf("flotilla_proxy_requests_total{member-1,get,200} = %g, want at least 2", got)
 	}
-	if got := testutil.ToFloat64(f.h.requests.WithLabelValues("member-3", "get", "503")); got != 1 {
+	if got := testutil.ToFloat64(f.h.requests.WithLabelValues("member-3", "get", "503", "", "")); got != 1 {
 		t.Errorf("flotilla_proxy_requests_total{member-3,get,503} = %g, want 1", got)
 	}
 }

@@ -281,7 +281,14 @@ func (h *Handler) compareMembers(ctx context.Context, id Identity, st *planv1bet
 			c.MemberUnread = fmt.Sprintf("not read: %q may not get memberclusters/proxy of %s on the hub", id.User, c.Name)
 			continue
 		}
-		if ch, ok := h.opts.Dialer.(apiProxyChecker); ok {
+		// A member whose session another replica holds is read through
+		// that replica (peers.go).
+		rt := h.route(ctx, c.Name, "")
+		if rt.Refusal != "" {
+			c.MemberUnread = "not read: " + rt.Refusal
+			continue
+		}
+		if ch, ok := h.opts.Dialer.(apiProxyChecker); ok && rt.Peer == "" {
 			if err := ch.CheckAPIProxy(c.Name); err != nil {
 				c.MemberUnread = "not read: " + rootCause(err)
 				continue
@@ -293,33 +300,44 @@ func (h *Handler) compareMembers(ctx context.Context, id Identity, st *planv1bet
 			if m.Object == nil || m.Change == planv1beta1.ChangeDelete {
 				continue
 			}
-			m.Member, m.MemberDiff = h.compareMember(cctx, id, c.Name, m)
+			m.Member, m.MemberDiff = h.compareMember(cctx, id, c.Name, rt, m)
 		}
 		cancel()
 	}
 }
 
-// compareMember reads one object on member as id and compares it.
-func (h *Handler) compareMember(ctx context.Context, id Identity, member string, m *planv1beta1.PlannedManifest) (planv1beta1.MemberState, string) {
+// compareMember reads one object on member as id, here or through the peer
+// replica of rt, and compares it.
+func (h *Handler) compareMember(ctx context.Context, id Identity, member string, rt route, m *planv1beta1.PlannedManifest) (planv1beta1.MemberState, string) {
 	path, err := h.objectPath(m.ResourceIdentifier)
 	if err != nil {
 		return planv1beta1.MemberUnknown, err.Error()
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+member+memberHostSuffix+path, nil)
+	target, transport := "http://"+member+memberHostSuffix+path, h.transport
+	if rt.Peer != "" {
+		// The owner holds the member's slot.
+		ctx = context.WithValue(ctx, peerAddressKey{}, rt.Address)
+		target, transport = "http://"+rt.Peer+peerHostSuffix+apiproxy.PathPrefix(member)+path, h.peerTransport
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
 	if err != nil {
 		return planv1beta1.MemberUnknown, err.Error()
 	}
 	req.Header.Set("Accept", "application/json")
-	req.Header.Set(apiproxy.HeaderUser, id.User)
-	for _, g := range id.Groups {
-		req.Header.Add(apiproxy.HeaderGroup, g)
+	if rt.Peer != "" {
+		setForwardedIdentity(req.Header, id)
+	} else {
+		req.Header.Set(apiproxy.HeaderUser, id.User)
+		for _, g := range id.Groups {
+			req.Header.Add(apiproxy.HeaderGroup, g)
+		}
+		release, ok := h.acquire(member)
+		if !ok {
+			return planv1beta1.MemberUnknown, "the member has too many proxied requests in flight"
+		}
+		defer release()
 	}
-	release, ok := h.acquire(member)
-	if !ok {
-		return planv1beta1.MemberUnknown, "the member has too many proxied requests in flight"
-	}
-	defer release()
-	resp, err := h.transport.RoundTrip(req)
+	resp, err := transport.RoundTrip(req)
 	if err != nil {
 		return planv1beta1.MemberUnknown, "could not be read: " + rootCause(err)
 	}

@@ -32,6 +32,12 @@ import (
 // LabelHubReplica marks the Leases of hub replicas (value "true").
 const LabelHubReplica = "flotilla.io/hub-replica"
 
+// AnnotationProxyAddress, on a replica's Lease, is the host:port at which the
+// replica serves the API proxy to its peers (hub/proxy forwards a request
+// for a member whose session another replica holds there). Absent when the
+// replica serves no proxy.
+const AnnotationProxyAddress = "flotilla.io/proxy-address"
+
 // leasePrefix starts the name of every replica Lease.
 const leasePrefix = "flotilla-hub-replica-"
 
@@ -56,6 +62,9 @@ type Lease struct {
 	// Duration is how long the Lease lasts; it is renewed every third of it.
 	Duration time.Duration
 	Log      logr.Logger
+	// Annotations are set on the Lease at every renewal (the replica's
+	// AnnotationProxyAddress). Default: none.
+	Annotations map[string]string
 	// OnLost is called when the replica loses its standing (see Standing),
 	// OnRegained when a renewal succeeds again; both may be nil. They are
 	// called from the renewing goroutine, one at a time.
@@ -210,7 +219,7 @@ func (l *Lease) renew(ctx context.Context, acquire bool, at time.Time) error {
 	err := l.Client.Get(ctx, key, lease)
 	if apierrors.IsNotFound(err) {
 		lease = &coordinationv1.Lease{
-			ObjectMeta: metav1.ObjectMeta{Namespace: l.Namespace, Name: key.Name,
+			ObjectMeta: metav1.ObjectMeta{Namespace: l.Namespace, Name: key.Name, Annotations: l.Annotations,
 				Labels: map[string]string{LabelHubReplica: "true", "app.kubernetes.io/part-of": "flotilla"}},
 			Spec: coordinationv1.LeaseSpec{HolderIdentity: &l.Replica, LeaseDurationSeconds: &seconds, AcquireTime: &now, RenewTime: &now},
 		}
@@ -221,6 +230,12 @@ func (l *Lease) renew(ctx context.Context, acquire bool, at time.Time) error {
 	}
 	if err != nil {
 		return fmt.Errorf("failed to read Lease %s: %w", key, err)
+	}
+	for k, v := range l.Annotations {
+		if lease.Annotations == nil {
+			lease.Annotations = map[string]string{}
+		}
+		lease.Annotations[k] = v
 	}
 	lease.Spec.HolderIdentity = &l.Replica
 	lease.Spec.LeaseDurationSeconds = &seconds

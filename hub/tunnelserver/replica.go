@@ -36,6 +36,9 @@ func (s *Server) startReplicaLease(ctx context.Context) (*replicaLease, error) {
 	l := &replica.Lease{Client: s.direct, Namespace: s.opts.Namespace, Replica: s.opts.ReplicaName,
 		Duration: s.opts.ReplicaLeaseDuration, Log: s.log.WithName("lease"),
 		OnLost: s.standingLost, OnRegained: s.standingRegained}
+	if s.opts.ProxyAdvertiseAddress != "" {
+		l.Annotations = map[string]string{replica.AnnotationProxyAddress: s.opts.ProxyAdvertiseAddress}
+	}
 	if err := l.Start(ctx); err != nil {
 		return nil, err
 	}

@@ -71,6 +71,10 @@ type Options struct {
 	BindAddress string
 	// AdvertiseAddress is the host:port agents are told to dial. Default: BindAddress.
 	AdvertiseAddress string
+	// ProxyAdvertiseAddress is the host:port at which this replica's API
+	// proxy takes requests other replicas forward; published on the
+	// replica's Lease (replica.AnnotationProxyAddress). Default: none.
+	ProxyAdvertiseAddress string
 	// ExtraSANs are more host names or IPs for the serving certificate.
 	ExtraSANs []string
 	// HeartbeatMisses is how many heartbeat periods without a heartbeat make a
@@ -149,6 +153,8 @@ type Server struct {
 	serving atomic.Pointer[tls.Certificate]
 	// caPEM is the tunnel CA, PEM-encoded, once Start has loaded it.
 	caPEM atomic.Pointer[[]byte]
+	// ca is the tunnel CA once Start has loaded it.
+	ca atomic.Pointer[pki.CA]
 }
 
 var _ interface{ NeedLeaderElection() bool } = (*Server)(nil)
@@ -223,6 +229,7 @@ func (s *Server) Start(ctx context.Context) error {
 		return err
 	}
 	s.caPEM.Store(&ca.CertPEM)
+	s.ca.Store(ca)
 	s.metrics.certificateExpiry.WithLabelValues(certificateCA).Set(float64(ca.Cert.NotAfter.Unix()))
 	if err := s.publishInfo(ctx, ca); err != nil {
 		return err
@@ -498,6 +505,10 @@ func (s *Server) CABundle() []byte {
 	}
 	return nil
 }
+
+// CA returns the tunnel CA, which also issues the certificates hub replicas
+// present to each other; nil until Start has loaded it.
+func (s *Server) CA() *pki.CA { return s.ca.Load() }
 
 // ErrNotConnected: the member has no live session on this replica.
 var ErrNotConnected = errors.New("member not connected")
