@@ -34,8 +34,10 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
 	"github.com/flotilla-io/flotilla/e2e/framework"
 	"github.com/flotilla-io/flotilla/hub/cli"
 )
@@ -123,6 +125,8 @@ spec:
 func TestLogsAndExecThroughTheHub(t *testing.T) {
 	ctx := context.Background()
 	start := time.Now()
+	// Requests reach the member through its agent's tunnel.
+	framework.Eventually(t, 2*time.Minute, framework.MemberCondition(ctx, clientFor(t, provider.HubKubeconfig()), member, clusterv1beta1.ConditionAgentConnected, metav1.ConditionTrue))
 	kubectlApply(t, provider.HubKubeconfig(), smokeHubRBAC)
 	memberKC := provider.MemberKubeconfig(member)
 	image := nodeImage(t, memberKC, "/etcd:")
