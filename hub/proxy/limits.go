@@ -144,6 +144,16 @@ func (l *userLimits) sweep(now time.Time) {
 	}
 }
 
+// inflightOf is how many requests user has in flight (for tests).
+func (l *userLimits) inflightOf(user string) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if u := l.users[user]; u != nil {
+		return u.inflight
+	}
+	return 0
+}
+
 // tracked is how many users are tracked now (for tests).
 func (l *userLimits) tracked() int {
 	l.mu.Lock()

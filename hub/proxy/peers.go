@@ -393,6 +393,14 @@ type peerAddressKey struct{}
 // errPeerUnreachable: the replica that holds a member cannot be reached.
 var errPeerUnreachable = errors.New("hub replica unreachable")
 
+// peerUnreachable says which replica could not be reached, where, and why, in
+// one line: it matches errPeerUnreachable but hides the network error inside
+// from rootCause, which would keep only that.
+type peerUnreachable struct{ msg string }
+
+func (e *peerUnreachable) Error() string        { return e.msg }
+func (e *peerUnreachable) Is(target error) bool { return target == errPeerUnreachable }
+
 // newPeerTransport returns the transport of requests forwarded to peers.
 func newPeerTransport(creds *peerCredentials) *http.Transport {
 	dialer := &tls.Dialer{NetDialer: &net.Dialer{Timeout: peerDialTimeout}, Config: creds.tlsConfig()}
@@ -408,13 +416,13 @@ func newPeerTransport(creds *peerCredentials) *http.Transport {
 			}
 			address, _ := ctx.Value(peerAddressKey{}).(string)
 			if address == "" {
-				return nil, fmt.Errorf("%w: no address for hub replica %s", errPeerUnreachable, peer)
+				return nil, &peerUnreachable{msg: fmt.Sprintf("no address for hub replica %s", peer)}
 			}
 			dctx, cancel := context.WithTimeout(ctx, peerDialTimeout)
 			defer cancel()
 			conn, err := dialer.DialContext(dctx, "tcp", address)
 			if err != nil {
-				return nil, fmt.Errorf("%w: hub replica %s, which holds the member's session, cannot be reached at %s: %v", errPeerUnreachable, peer, address, err)
+				return nil, &peerUnreachable{msg: fmt.Sprintf("hub replica %s, which holds the member's session, cannot be reached at %s: %v", peer, address, err)}
 			}
 			return conn, nil
 		},

@@ -69,7 +69,7 @@ func TestDecideRoute(t *testing.T) {
 		{name: "an owner without a Lease is gone",
 			in: facts(routeFacts{Forwarding: true, Local: notHere, Owner: "b"}), refusal: `hub replica b, which is gone (it has no Lease)`},
 		{name: "an owner whose Lease expired is gone",
-			in: facts(routeFacts{Forwarding: true, Local: notHere, Owner: "b", Peer: PeerState{Found: true, ExpiredAt: expiredAt, Address: "x:1"}}),
+			in:      facts(routeFacts{Forwarding: true, Local: notHere, Owner: "b", Peer: PeerState{Found: true, ExpiredAt: expiredAt, Address: "x:1"}}),
 			refusal: `hub replica b, whose Lease expired at 2026-11-27T21:00:00Z`},
 		{name: "an owner that publishes no address",
 			in: facts(routeFacts{Forwarding: true, Local: notHere, Owner: "b", Peer: PeerState{Found: true}}), refusal: `publishes no API proxy address`},

@@ -154,7 +154,7 @@ func TestForwardingBetweenReplicas(t *testing.T) {
 	standInCA := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: standIn.Certificate().Raw})
 	for _, o := range []client.Object{
 		&rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "proxy-forwarded-exec"}, Rules: []rbacv1.PolicyRule{{
-			APIGroups: []string{apiproxy.Group}, Resources: []string{"memberclusters/proxy"}, ResourceNames: []string{"member-2", "member-4", "member-5"}, Verbs: []string{"get", "create"},
+			APIGroups: []string{apiproxy.Group}, Resources: []string{"memberclusters/proxy"}, ResourceNames: []string{"member-2", "member-4", "member-5", "member-6"}, Verbs: []string{"get", "create"},
 		}}},
 		&rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "proxy-forwarded-exec"},
 			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "proxy-forwarded-exec"},
@@ -170,7 +170,7 @@ func TestForwardingBetweenReplicas(t *testing.T) {
 	connectAgent(t, dB, "member-1", true)
 	connectAgentTo(t, dB, "member-2", true, &rest.Config{Host: standIn.URL, TLSClientConfig: rest.TLSClientConfig{CAData: standInCA}})
 	dir := &owners{LeaseDirectory: LeaseDirectory{Leases: env.Client, Namespace: metav1.NamespaceDefault},
-		of: map[string]string{"member-1": "replica-b", "member-2": "replica-b", "member-3": "replica-c", "member-4": "replica-d"}}
+		of: map[string]string{"member-1": "replica-b", "member-2": "replica-b", "member-3": "replica-c", "member-4": "replica-d", "member-6": "replica-e"}}
 	b := startReplica(t, "replica-b", hubCA, front, checkedSessions{dB}, dir)
 	a := startReplica(t, "replica-a", hubCA, front, checkedSessions{dA}, dir)
 
@@ -190,12 +190,22 @@ func TestForwardingBetweenReplicas(t *testing.T) {
 	if err := env.Client.Create(ctx, expired); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatal(err)
 	}
+	// replica-e's Lease is live, but nothing listens where it says.
+	now, long := metav1.NewMicroTime(time.Now()), int32(3600)
+	unreachable := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: metav1.NamespaceDefault, Name: replica.LeaseName("replica-e"),
+		Annotations: map[string]string{replica.AnnotationProxyAddress: "127.0.0.1:1"}},
+		Spec: coordinationv1.LeaseSpec{RenewTime: &now, LeaseDurationSeconds: &long}}
+	if err := env.Client.Create(ctx, unreachable); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
 
 	cm := apiproxy.PathPrefix("member-1") + "/api/v1/namespaces/team-a/configmaps"
 	t.Run("a GET arriving at the replica without the member is forwarded to its owner", func(t *testing.T) {
 		// A forged forwarded identity from kube-apiserver's side is dropped.
 		forged := http.Header{HeaderForwardedUser: {"root"}, HeaderForwardedGroup: {"system:masters"}}
-		code, body := status(t, a.get(t, a.proxied, cm+"/cm-1", "alice", forged))
+		resp := a.get(t, a.proxied, cm+"/cm-1", "alice", forged)
+		defer resp.Body.Close()
+		code, body := status(t, resp)
 		if code != http.StatusOK || !strings.Contains(body, `"name":"cm-1"`) {
 			t.Fatalf("got %d %s, want 200 with cm-1", code, body)
 		}
@@ -215,7 +225,9 @@ func TestForwardingBetweenReplicas(t *testing.T) {
 
 	t.Run("the user stays who kube-apiserver said, not who a forged forward header says", func(t *testing.T) {
 		forged := http.Header{HeaderForwardedUser: {"alice"}}
-		code, body := status(t, a.get(t, a.proxied, cm+"/cm-1", "bob", forged))
+		resp := a.get(t, a.proxied, cm+"/cm-1", "bob", forged)
+		defer resp.Body.Close()
+		code, body := status(t, resp)
 		if code != http.StatusForbidden || !strings.Contains(body, `User \"flotilla:hub:bob\" cannot get`) {
 			t.Errorf("got %d %s, want 403 for flotilla:hub:bob", code, body)
 		}
@@ -223,14 +235,16 @@ func TestForwardingBetweenReplicas(t *testing.T) {
 
 	t.Run("a forged forward without a replica certificate is refused", func(t *testing.T) {
 		forged := http.Header{HeaderForwardedUser: {"alice"}}
-		code, body := status(t, b.get(t, b.direct, cm+"/cm-1", "", forged))
+		resp := b.get(t, b.direct, cm+"/cm-1", "", forged)
+		defer resp.Body.Close()
+		code, body := status(t, resp)
 		if code != http.StatusUnauthorized {
 			t.Errorf("got %d %s, want 401", code, body)
 		}
 	})
 
 	t.Run("a watch through the other replica sees a change as it happens", func(t *testing.T) {
-		resp := a.get(t, a.proxied, cm+"?watch=true&fieldSelector=metadata.name%3Dcm-forwarded", "alice", nil)
+		resp := a.get(t, a.proxied, cm+"?watch=true&fieldSelector=metadata.name%3Dcm-forwarded", "alice", nil) //nolint:bodyclose // closed below; the linter loses it in the decoding goroutine
 		defer resp.Body.Close()
 		if resp.StatusCode != http.StatusOK {
 			code, body := status(t, resp)
@@ -287,16 +301,32 @@ func TestForwardingBetweenReplicas(t *testing.T) {
 		if string(got) != payload {
 			t.Error("the echo differs from what was sent")
 		}
+		// Each limit is held once: the member's slot by the replica with its
+		// tunnel, the user's by the replica the request entered.
+		inflight := func(h *Handler) int {
+			h.mu.Lock()
+			defer h.mu.Unlock()
+			return h.inflight["member-2"]
+		}
+		if gotA, gotB := inflight(a.h), inflight(b.h); gotA != 0 || gotB != 1 {
+			t.Errorf("member-2's slots in flight during the stream: A %d, B %d; want 0 and 1", gotA, gotB)
+		}
+		if gotA, gotB := a.h.users.inflightOf("alice"), b.h.users.inflightOf("alice"); gotA != 1 || gotB != 0 {
+			t.Errorf("alice's requests in flight during the stream: A %d, B %d; want 1 and 0", gotA, gotB)
+		}
 	})
 
 	for member, want := range map[string]string{
 		"member-3": `hub replica replica-c, which is gone (it has no Lease)`,
 		"member-4": `hub replica replica-d, whose Lease expired at`,
 		"member-5": `has no agent connected to any hub replica`,
+		"member-6": `hub replica replica-e, which holds the member's session, cannot be reached at 127.0.0.1:1`,
 	} {
 		t.Run("a stale owner gives 503 with the reason at once: "+member, func(t *testing.T) {
 			start := time.Now()
-			code, body := status(t, a.get(t, a.proxied, apiproxy.PathPrefix(member)+"/api", "alice", nil))
+			resp := a.get(t, a.proxied, apiproxy.PathPrefix(member)+"/api", "alice", nil)
+			defer resp.Body.Close()
+			code, body := status(t, resp)
 			if code != http.StatusServiceUnavailable || !strings.Contains(body, want) {
 				t.Errorf("got %d %s, want 503 with %s", code, body, want)
 			}
