@@ -79,7 +79,7 @@ type clusterProfile struct {
 // provider it names, as the hub user it is.
 func TestAClusterProfileConsumerReachesAMemberThroughTheHub(t *testing.T) {
 	if provider.OnKind() {
-		t.Skip("the kind fleet applies no APIService for the proxy")
+		t.Skip("the kind fleet installs no ClusterProfile CRD (kwok fleets do)")
 	}
 	ctx := context.Background()
 	hub := provider.HubKubeconfig()

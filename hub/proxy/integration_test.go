@@ -75,6 +75,16 @@ func connectAgent(t *testing.T, d *sessions, member string, serveProxy bool) {
 // of cfg.
 func connectAgentTo(t *testing.T, d *sessions, member string, serveProxy bool, cfg *rest.Config) {
 	t.Helper()
+	hub, cs := handshake(t, member, serveProxy)
+	drain(cs.Work(), cs.Status(), hub.Work(), hub.Status())
+	connectSession(t, d, member, hub, cs, serveProxy, cfg)
+}
+
+// handshake runs the tunnel handshake between a hub and an agent over a
+// pipe, the agent announcing the API proxy if serveProxy. The control
+// streams are kept drained; the work and status streams are the caller's.
+func handshake(t *testing.T, member string, serveProxy bool) (*tunnel.ServerSession, *tunnel.ClientSession) {
+	t.Helper()
 	ctx := t.Context()
 	hubConn, agentConn := net.Pipe()
 	type served struct {
@@ -103,8 +113,13 @@ func connectAgentTo(t *testing.T, d *sessions, member string, serveProxy bool, c
 	if hub.err != nil {
 		t.Fatalf("hub handshake: %v", hub.err)
 	}
-	// Keep the sessions' streams drained, as the real loops do.
-	for _, st := range []*tunnel.Stream{cs.Control(), cs.Work(), cs.Status(), hub.s.Control(), hub.s.Work(), hub.s.Status()} {
+	drain(cs.Control(), hub.s.Control())
+	return hub.s, cs
+}
+
+// drain keeps streams read, as the real loops do, throwing away what comes.
+func drain(streams ...*tunnel.Stream) {
+	for _, st := range streams {
 		go func() {
 			for {
 				if _, err := st.Recv(); err != nil {
@@ -113,6 +128,13 @@ func connectAgentTo(t *testing.T, d *sessions, member string, serveProxy bool, c
 			}
 		}()
 	}
+}
+
+// connectSession serves the API proxy on the agent's side of a handshaken
+// session (forwarding to cfg's API server) and lets d dial member through it.
+func connectSession(t *testing.T, d *sessions, member string, hub *tunnel.ServerSession, cs *tunnel.ClientSession, serveProxy bool, cfg *rest.Config) {
+	t.Helper()
+	ctx := t.Context()
 	if serveProxy {
 		h, err := agentproxy.New(cfg, agentproxy.Options{Logger: testr.New(t)})
 		if err != nil {
@@ -121,7 +143,7 @@ func connectAgentTo(t *testing.T, d *sessions, member string, serveProxy bool, c
 		go func() { _ = h.Serve(ctx, cs.APIProxyListener()) }()
 	}
 	d.mu.Lock()
-	d.m[member] = hub.s
+	d.m[member] = hub
 	d.mu.Unlock()
 }
 
@@ -145,7 +167,9 @@ func startHub(t *testing.T, d Dialer, opts Options) *hubFixture {
 		opts.Authorizer = SubjectAccessReviewer{Client: env.Client}
 	}
 	opts.Registerer = prometheus.NewRegistry()
-	opts.Logger = testr.New(t)
+	if opts.Logger.GetSink() == nil {
+		opts.Logger = testr.New(t)
+	}
 	h, err := New(opts)
 	if err != nil {
 		t.Fatal(err)

@@ -19,6 +19,7 @@ package charts
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -29,7 +30,8 @@ import (
 )
 
 // HubManifests builds manifests/hub of the checkout at root with kustomize, as
-// `kubectl apply -k manifests/hub` does (CRDs included).
+// `kubectl apply -k manifests/hub` does (CRDs included), with the APIServices
+// of manifests/hub/proxy that the chart renders too (values apiServices.enabled).
 func HubManifests(root string) ([]*unstructured.Unstructured, error) {
 	res, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(filesys.MakeFsOnDisk(), filepath.Join(root, "manifests", "hub"))
 	if err != nil {
@@ -38,6 +40,13 @@ func HubManifests(root string) ([]*unstructured.Unstructured, error) {
 	data, err := res.AsYaml()
 	if err != nil {
 		return nil, fmt.Errorf("failed to print manifests/hub: %w", err)
+	}
+	for _, name := range []string{"apiservice.yaml", "apiservice-plan.yaml"} {
+		svc, err := os.ReadFile(filepath.Join(root, "manifests", "hub", "proxy", name))
+		if err != nil {
+			return nil, err
+		}
+		data = append(append(data, "\n---\n"...), svc...)
 	}
 	return Parse(data)
 }

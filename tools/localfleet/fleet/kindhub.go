@@ -78,6 +78,9 @@ func (f *Fleet) installKindHub(ctx context.Context, provider *cluster.Provider, 
 	if _, err := kubectl(ctx, hub, "-n", hubNamespace, "rollout", "status", "deployment/flotilla-hub", "--timeout", "5m"); err != nil {
 		return fmt.Errorf("the hub Deployment did not roll out: %w\n%s", err, f.describePods(ctx, hub, "app.kubernetes.io/name=flotilla-hub"))
 	}
+	if err := f.waitKindAPIServices(ctx); err != nil {
+		return err
+	}
 	if err := f.writeServiceAccountKubeconfig(ctx); err != nil {
 		return err
 	}
@@ -110,8 +113,26 @@ patches:
 	if err != nil {
 		return err
 	}
-	_, err = kubectl(ctx, f.HubKubeconfig(), "apply", "-k", dir)
+	if _, err = kubectl(ctx, f.HubKubeconfig(), "apply", "-k", dir); err != nil {
+		return err
+	}
+	// The API proxy's and the plan API's APIServices, which the chart renders.
+	_, err = kubectl(ctx, f.HubKubeconfig(), "apply", "-f", filepath.Join(f.opts.RepoRoot, "manifests", "hub", "proxy"))
 	return err
+}
+
+// waitKindAPIServices waits until the hub cluster's kube-apiserver forwards
+// the API proxy and the plan API to the hub: a hub replica has written its CA
+// into the APIServices and kube-apiserver reached it.
+func (f *Fleet) waitKindAPIServices(ctx context.Context) error {
+	hub := f.HubKubeconfig()
+	for _, name := range []string{"v1beta1.proxy.flotilla.io", "v1beta1.plan.flotilla.io"} {
+		if _, err := kubectl(ctx, hub, "wait", "--for", "condition=Available", "--timeout", "2m", "apiservice/"+name); err != nil {
+			why, _ := kubectl(ctx, hub, "get", "apiservice", name, "-o", `jsonpath={.status.conditions[?(@.type=="Available")].message}`)
+			return fmt.Errorf("APIService %s is not Available: %w: %s", name, err, why)
+		}
+	}
+	return nil
 }
 
 // HubChartRelease is the Helm release a kind fleet installs the hub as.
