@@ -299,6 +299,10 @@ func (f *Fleet) Up(ctx context.Context) (err error) {
 			return err
 		}
 	}
+	done = f.stepf("checking that every kwok component (kube-controller-manager above all) runs")
+	if err := done(f.ensureKwokComponents(ctx, st)); err != nil {
+		return err
+	}
 	fmt.Fprintf(f.opts.Out, "fleet is up: hub + %d members; kubeconfigs in %s, logs in %s\n", len(st.Members), f.opts.Dir, f.LogDir())
 	return nil
 }

@@ -89,6 +89,11 @@ func (f *Fleet) createCluster(ctx context.Context, st *State, name, kubeconfig s
 		"--kwok-controller-binary", filepath.Join(f.tools.Kwok, "kwok"),
 		"--wait", "2m",
 		"--kubeconfig", kubeconfig,
+		// One of each: a lease only adds a way to exit (a renewal missed
+		// while the machine is loaded ends the process, and nothing
+		// restarts it).
+		"--extra-args", "kube-controller-manager=leader-elect=false",
+		"--extra-args", "kube-scheduler=leader-elect=false",
 	}
 	if err := f.kwokctl(ctx, append(args, extra...)...); err != nil {
 		return err
