@@ -44,7 +44,9 @@ package rollout
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -264,8 +266,11 @@ func (r *Reconciler) move(ctx context.Context, s *scope) error {
 	crp, latest := s.placement, s.latest
 	lg := log.FromContext(ctx)
 	now := r.now()
-	var held, resumed int
-	for _, b := range s.bindings {
+	// Each binding's writes are its own: they go to the API server
+	// pipeline.WritesAtOnce bindings at a time.
+	var held, resumed atomic.Int32
+	if errs := pipeline.Parallel(len(s.bindings), func(i int) error {
+		b := s.bindings[i]
 		name, cluster := b.GetName(), b.GetBindingSpec().TargetCluster
 		// The wave clock is per binding; a ResourceBinding's name is unique in
 		// its namespace only.
@@ -279,7 +284,7 @@ func (r *Reconciler) move(ctx context.Context, s *scope) error {
 			}
 			r.waves.forget(wave)
 			lg.V(1).Info("removed binding", "binding", name, "cluster", cluster)
-			continue
+			return nil
 		case ActionBind, ActionUpdate:
 			if err := r.moveTo(ctx, crp, b, latest, s.overrides[name], step.Action == ActionBind); err != nil {
 				return err
@@ -292,19 +297,19 @@ func (r *Reconciler) move(ctx context.Context, s *scope) error {
 			}
 		}
 		if b.GetBindingSpec().State == placementv1beta1.BindingStateUnscheduled {
-			continue
+			return nil
 		}
 		switch before := heldByWindow(b); {
 		case step.Action == ActionHold && s.window != nil && step.Reason == s.window.Reason && before != step.Reason:
-			held++
+			held.Add(1)
 		case (step.Action == ActionBind || step.Action == ActionUpdate) && before != "":
-			resumed++
+			resumed.Add(1)
 		}
-		if err := r.setRolloutStarted(ctx, b, latest, step); err != nil {
-			return err
-		}
+		return r.setRolloutStarted(ctx, b, latest, step)
+	}); errs != nil {
+		return errors.Join(errs...)
 	}
-	r.announceWindow(ctx, s, held, resumed)
+	r.announceWindow(ctx, s, int(held.Load()), int(resumed.Load()))
 	return nil
 }
 

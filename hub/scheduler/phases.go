@@ -405,38 +405,40 @@ func (r *Reconciler) applyBindings(ctx context.Context, s *scope, group string,
 
 // write carries out a binding plan through the scheduler's BindingWriter: the
 // creates (a failed one does not stop the others' bindings), the spec changes,
-// then the Scheduled conditions, with their Events.
+// then the Scheduled conditions, with their Events. The writes of each step are
+// independent and go to the API server pipeline.WritesAtOnce at a time.
 func (r *Reconciler) write(ctx context.Context, s *scope, group string, plan bindingPlan) error {
-	created := map[string]placementv1beta1.BindingObj{}
-	var failed []error
-	for _, c := range plan.create {
-		b, err := r.createBinding(ctx, s, group, c)
-		if err != nil {
-			failed = append(failed, err)
-			continue
-		}
+	created := make([]placementv1beta1.BindingObj, len(plan.create))
+	failed := pipeline.Parallel(len(plan.create), func(i int) error {
+		var err error
+		created[i], err = r.createBinding(ctx, s, group, plan.create[i])
+		return err
+	})
+	createdOn := make(map[string]placementv1beta1.BindingObj, len(created))
+	for i, b := range created {
 		if b != nil {
-			created[c.cluster] = b
+			createdOn[plan.create[i].cluster] = b
 		}
 	}
-	for _, w := range plan.spec {
-		ifState, set := w.specFields()
-		if err := r.writer().PatchSpec(ctx, w.binding, ifState, set); err != nil {
-			return err
-		}
+	if errs := pipeline.Parallel(len(plan.spec), func(i int) error {
+		ifState, set := plan.spec[i].specFields()
+		return r.writer().PatchSpec(ctx, plan.spec[i].binding, ifState, set)
+	}); errs != nil {
+		return errors.Join(errs...)
 	}
-	for _, w := range plan.scheduled {
+	if errs := pipeline.Parallel(len(plan.scheduled), func(i int) error {
+		w := plan.scheduled[i]
 		b := w.binding
 		if b == nil {
-			if b = created[w.cluster]; b == nil {
+			if b = createdOn[w.cluster]; b == nil {
 				// Not created now (exists already, not yet in the cache, or
 				// failed): its next reconcile writes the condition.
-				continue
+				return nil
 			}
 		}
-		if err := r.setScheduledCondition(ctx, s.placement, b, w.misplaced, w.evicting); err != nil {
-			return err
-		}
+		return r.setScheduledCondition(ctx, s.placement, b, w.misplaced, w.evicting)
+	}); errs != nil {
+		return errors.Join(errs...)
 	}
 	return errors.Join(failed...)
 }
