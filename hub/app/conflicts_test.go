@@ -26,6 +26,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
 	"github.com/flotilla-io/flotilla/hub/pipeline"
@@ -124,6 +125,69 @@ func TestConflictBetweenTwoClusterResourcePlacementsIsDecidedOnTheHub(t *testing
 		if cond == nil || cond.Status != metav1.ConditionFalse || cond.Reason != placementv1beta1.ReasonInvalidResourceSelectors ||
 			!strings.Contains(cond.Message, "namespace kube-public") || !strings.Contains(cond.Message, "reserved") {
 			return fmt.Errorf("Scheduled: %+v", cond)
+		}
+		return nil
+	})
+}
+
+// An earlier placement that starts placing what a later one places (its
+// selector is edited to name the later one's namespace) takes it over: the
+// change of its placed objects wakes the later placement, which then leaves
+// them out.
+func TestAnEarlierPlacementTakesOverWhatItComesToSelect(t *testing.T) {
+	ctx := context.Background()
+	c := env.Client
+	member := "takeover-1"
+	testenv.ReadyMember(t, c, member, map[string]string{"flotilla.test/group": "takeover"})
+	startHub(t)
+	testenv.Create(t, c, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "depot"}})
+	testenv.Create(t, c, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "depot", Name: "stock"}, Data: map[string]string{"k": "v"}})
+	place := func(name string, sel placementv1beta1.ResourceSelector) {
+		testenv.Create(t, c, &placementv1beta1.ClusterResourcePlacement{
+			ObjectMeta: metav1.ObjectMeta{Name: name},
+			Spec: placementv1beta1.PlacementSpec{
+				ResourceSelectors: []placementv1beta1.ResourceSelector{sel},
+				Policy:            &placementv1beta1.PlacementPolicy{PlacementType: placementv1beta1.PickFixed, ClusterNames: []string{member}},
+			},
+		})
+	}
+	places := func(name string, want int) func() error {
+		return func() error {
+			crp := &placementv1beta1.ClusterResourcePlacement{}
+			if err := c.Get(ctx, types.NamespacedName{Name: name}, crp); err != nil {
+				return err
+			}
+			if len(crp.Status.SelectedResources) != want {
+				return fmt.Errorf("%s places %+v, want %d objects", name, crp.Status.SelectedResources, want)
+			}
+			return nil
+		}
+	}
+	// The earlier placement selects namespaces labelled tier=depot: none yet.
+	place("depot-early", placementv1beta1.ResourceSelector{Version: "v1", Kind: "Namespace",
+		LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"tier": "depot"}}})
+	testenv.Eventually(t, 30*time.Second, places("depot-early", 0))
+	place("depot-late", placementv1beta1.ResourceSelector{Version: "v1", Kind: "Namespace", Name: "depot"})
+	testenv.Eventually(t, 30*time.Second, places("depot-late", 2))
+
+	// Its selector is edited to name the namespace: only the earlier
+	// placement changes, and the later one learns of it from the earlier
+	// one's placed objects.
+	patch := []byte(`{"spec":{"resourceSelectors":[{"version":"v1","kind":"Namespace","name":"depot"}]}}`)
+	if err := c.Patch(ctx, &placementv1beta1.ClusterResourcePlacement{ObjectMeta: metav1.ObjectMeta{Name: "depot-early"}},
+		client.RawPatch(types.MergePatchType, patch)); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, 30*time.Second, places("depot-early", 2))
+	testenv.Eventually(t, 30*time.Second, places("depot-late", 0))
+	testenv.Eventually(t, 30*time.Second, func() error {
+		crp := &placementv1beta1.ClusterResourcePlacement{}
+		if err := c.Get(ctx, types.NamespacedName{Name: "depot-late"}, crp); err != nil {
+			return err
+		}
+		cond := conditions.Get(crp.Status.Conditions, placementv1beta1.ClusterResourcePlacementConditionType(placementv1beta1.ConditionConflicted))
+		if cond == nil || cond.Status != metav1.ConditionTrue || !strings.Contains(cond.Message, "placed by ClusterResourcePlacement depot-early") {
+			return fmt.Errorf("Conflicted: %+v", cond)
 		}
 		return nil
 	})

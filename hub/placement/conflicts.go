@@ -23,12 +23,14 @@ import (
 	"strings"
 	"sync"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
 	"github.com/flotilla-io/flotilla/hub/pipeline"
+	"github.com/flotilla-io/flotilla/pkg/conditions"
 )
 
 // This file keeps two placements from fighting over an object both select: the
@@ -230,7 +232,9 @@ func lookupKeys(self pipeline.PlacementKey, selected []*unstructured.Unstructure
 }
 
 // claimsIndexKeys are the keys a placement is indexed under: every object its
-// status says it places.
+// status says it places and, once each, the namespace of every namespaced one
+// (namespaceMembersKey), under which a placement that starts or stops placing
+// that Namespace finds it (rule 5).
 func claimsIndexKeys(o client.Object) []string {
 	p, ok := o.(placementv1beta1.PlacementObj)
 	if !ok {
@@ -238,10 +242,57 @@ func claimsIndexKeys(o client.Object) []string {
 	}
 	ids := p.GetPlacementStatus().SelectedResources
 	out := make([]string, 0, len(ids))
+	namespaces := map[string]bool{}
 	for _, id := range ids {
 		out = append(out, idOfResource(id).indexKey())
+		if id.Namespace != "" && !namespaces[id.Namespace] {
+			namespaces[id.Namespace] = true
+			out = append(out, namespaceMembersKey(id.Namespace))
+		}
 	}
 	return out
+}
+
+// namespaceMembersKey is the claims-index key of the placements that place
+// objects in namespace ns. An object's key has four parts separated by "/",
+// and a namespace cannot hold ":", so the two never collide.
+func namespaceMembersKey(ns string) string { return "in-namespace:" + ns }
+
+// maxPeerKeys bounds the index lookups one change of a placement's placed
+// objects makes (wakeKeys); above it every placement that may conflict is
+// woken, as a change of a placement placing thousands of objects would
+// otherwise cost thousands of lookups.
+const maxPeerKeys = 256
+
+// wakeKeys are the claims-index keys of the placements whose conflict
+// decision may change when p starts or stops placing what its status lists:
+// those placing one of the same objects, and for a Namespace those placing
+// objects in it (rule 5). A placement that leaves out an object for p is not
+// found here (it does not place it); it has Conflicted True, and
+// mayConflictWith wakes those too. ok is false when there are more than
+// maxPeerKeys keys.
+func wakeKeys(p placementv1beta1.PlacementObj) (keys []string, ok bool) {
+	seen := map[string]bool{}
+	add := func(k string) {
+		if !seen[k] {
+			seen[k] = true
+			keys = append(keys, k)
+		}
+	}
+	for _, rid := range p.GetPlacementStatus().SelectedResources {
+		id := idOfResource(rid)
+		add(id.indexKey())
+		if isNamespace(id.group, id.kind) {
+			add(namespaceMembersKey(id.name))
+		}
+	}
+	return keys, len(keys) <= maxPeerKeys
+}
+
+// conflicted reports whether p leaves objects out for an earlier placement.
+func conflicted(p placementv1beta1.PlacementObj) bool {
+	c := conditions.Get(p.GetPlacementStatus().Conditions, p.PlacementConditionType(placementv1beta1.ConditionConflicted))
+	return c != nil && c.Status == metav1.ConditionTrue
 }
 
 // conflictMessage says which objects are left out and who places them.
@@ -286,6 +337,32 @@ func setupClaimsIndex(mgr ctrl.Manager) error {
 	return nil
 }
 
+// listClaiming returns the placements indexed under claims-index key k (read
+// only: the cache's objects are not copied); ResourcePlacements only of
+// namespace when it is not empty.
+func (r *Reconciler) listClaiming(ctx context.Context, k, namespace string) ([]placementv1beta1.PlacementObj, error) {
+	opts := []client.ListOption{client.MatchingFields{indexClaims: k}, client.UnsafeDisableDeepCopy}
+	crps := &placementv1beta1.ClusterResourcePlacementList{}
+	if err := r.Client.List(ctx, crps, opts...); err != nil {
+		return nil, fmt.Errorf("failed to list ClusterResourcePlacements: %w", err)
+	}
+	out := make([]placementv1beta1.PlacementObj, 0, len(crps.Items))
+	for i := range crps.Items {
+		out = append(out, &crps.Items[i])
+	}
+	rps := &placementv1beta1.ResourcePlacementList{}
+	if namespace != "" {
+		opts = append(opts, client.InNamespace(namespace))
+	}
+	if err := r.Client.List(ctx, rps, opts...); err != nil {
+		return nil, fmt.Errorf("failed to list ResourcePlacements: %w", err)
+	}
+	for i := range rps.Items {
+		out = append(out, &rps.Items[i])
+	}
+	return out, nil
+}
+
 // resolveConflicts leaves out of the selection the objects an earlier
 // placement places (see the top of this file).
 func (r *Reconciler) resolveConflicts(ctx context.Context, s *scope) error {
@@ -293,25 +370,17 @@ func (r *Reconciler) resolveConflicts(ctx context.Context, s *scope) error {
 		return nil
 	}
 	found := map[pipeline.PlacementKey]placementv1beta1.PlacementObj{}
+	namespace := ""
+	if s.key.Namespaced() {
+		namespace = s.key.Namespace
+	}
 	for _, k := range lookupKeys(s.key, s.selected) {
-		// Read only: the cache's objects are not copied.
-		opts := []client.ListOption{client.MatchingFields{indexClaims: k}, client.UnsafeDisableDeepCopy}
-		crps := &placementv1beta1.ClusterResourcePlacementList{}
-		if err := r.Client.List(ctx, crps, opts...); err != nil {
-			return fmt.Errorf("failed to list ClusterResourcePlacements: %w", err)
+		claiming, err := r.listClaiming(ctx, k, namespace)
+		if err != nil {
+			return err
 		}
-		for i := range crps.Items {
-			found[pipeline.KeyOf(&crps.Items[i])] = &crps.Items[i]
-		}
-		rps := &placementv1beta1.ResourcePlacementList{}
-		if s.key.Namespaced() {
-			opts = append(opts, client.InNamespace(s.key.Namespace))
-		}
-		if err := r.Client.List(ctx, rps, opts...); err != nil {
-			return fmt.Errorf("failed to list ResourcePlacements: %w", err)
-		}
-		for i := range rps.Items {
-			found[pipeline.KeyOf(&rps.Items[i])] = &rps.Items[i]
+		for _, p := range claiming {
+			found[pipeline.KeyOf(p)] = p
 		}
 	}
 	others := make([]placementv1beta1.PlacementObj, 0, len(found))

@@ -17,6 +17,7 @@ limitations under the License.
 package placement
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -295,7 +296,7 @@ func TestLookupKeysFindEveryPlacementThatMayClaimASelectedObject(t *testing.T) {
 
 func TestAPlacementIsIndexedUnderEveryObjectItPlaces(t *testing.T) {
 	p := crpPlacing("all", t0, namespaceID("team-a"), configMapID("team-a", "app"))
-	want := []string{"/Namespace//team-a", "/ConfigMap/team-a/app"}
+	want := []string{"/Namespace//team-a", "/ConfigMap/team-a/app", "in-namespace:team-a"}
 	if diff := cmp.Diff(want, claimsIndexKeys(p)); diff != "" {
 		t.Errorf("claimsIndexKeys (-want +got):\n%s", diff)
 	}
@@ -311,4 +312,46 @@ func TestAPlacementIsIndexedUnderEveryObjectItPlaces(t *testing.T) {
 		}
 	}
 	t.Errorf("a later ClusterResourcePlacement selecting ConfigMap team-a/other does not find %s, which places Namespace team-a", pipeline.KeyOf(p))
+}
+
+// A placement whose placed objects change wakes the placements placing the
+// same objects and, for a Namespace, those placing objects in it; nothing
+// else (a placement that leaves objects out for it is woken as Conflicted).
+func TestAChangeWakesOnlyThePlacementsPlacingTheSameObjects(t *testing.T) {
+	changed := crpPlacing("early", t0, namespaceID("team-a"), configMapID("team-b", "app"))
+	keys, ok := wakeKeys(changed)
+	if !ok {
+		t.Fatal("two objects are over the bound")
+	}
+	woken := func(p placementv1beta1.PlacementObj) bool {
+		for _, k := range claimsIndexKeys(p) {
+			for _, w := range keys {
+				if k == w {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	for _, tc := range []struct {
+		p    placementv1beta1.PlacementObj
+		want bool
+	}{
+		{crpPlacing("same-configmap", t0, configMapID("team-b", "app")), true},
+		{crpPlacing("in-its-namespace", t0, configMapID("team-a", "web")), true},
+		{crpPlacing("same-namespace-object", t0, namespaceID("team-a")), true},
+		{crpPlacing("other-configmap-same-namespace", t0, configMapID("team-b", "web")), false},
+		{crpPlacing("elsewhere", t0, namespaceID("team-c"), configMapID("team-c", "app")), false},
+	} {
+		if got := woken(tc.p); got != tc.want {
+			t.Errorf("%s woken: %v, want %v", pipeline.KeyOf(tc.p), got, tc.want)
+		}
+	}
+	many := make([]placementv1beta1.ResourceIdentifier, 0, maxPeerKeys+1)
+	for i := range maxPeerKeys + 1 {
+		many = append(many, configMapID("team-a", fmt.Sprint("cm-", i)))
+	}
+	if _, ok := wakeKeys(crpPlacing("big", t0, many...)); ok {
+		t.Errorf("%d objects: want every placement woken instead of lookups", len(many))
+	}
 }

@@ -254,19 +254,48 @@ func selectedResourcesChanged() predicate.Predicate {
 	}
 }
 
-// mayConflictWith maps a placement whose placed objects changed to the
-// placements that may conflict with it (see conflicts.go).
+// mayConflictWith maps a placement whose placed objects changed (called with
+// the old and the new object of an update, and with a deleted one) to the
+// placements whose conflict decision that may change: those placing one of
+// its objects or, for a Namespace it places, objects in it (wakeKeys), and
+// those that leave objects out for an earlier placement. Waking every
+// placement instead made placements created together wake each other: each
+// one's first status write queued all the others again.
 func (r *Reconciler) mayConflictWith(ctx context.Context, o client.Object) []reconcile.Request {
 	changed := pipeline.KeyOf(o)
-	all, err := pipeline.ListPlacements(ctx, r.Client)
-	if err != nil {
+	p, ok := o.(placementv1beta1.PlacementObj)
+	if !ok {
 		return nil
 	}
-	var out []reconcile.Request
-	for _, p := range all {
-		if k := pipeline.KeyOf(p); mayConflict(changed, k) {
-			out = append(out, k.Request())
+	all, err := pipeline.ListPlacements(ctx, r.Client)
+	if err != nil {
+		log.FromContext(ctx).Error(err, "failed to list placements to wake after a change of placed objects", "placement", changed.String())
+		return nil
+	}
+	keys, bounded := wakeKeys(p)
+	wake := map[pipeline.PlacementKey]bool{}
+	for _, q := range all {
+		if k := pipeline.KeyOf(q); mayConflict(changed, k) && (!bounded || conflicted(q)) {
+			wake[k] = true
 		}
+	}
+	if bounded {
+		for _, key := range keys {
+			claiming, err := r.listClaiming(ctx, key, "")
+			if err != nil {
+				log.FromContext(ctx).Error(err, "failed to look up placements to wake after a change of placed objects", "placement", changed.String())
+				return nil
+			}
+			for _, q := range claiming {
+				if k := pipeline.KeyOf(q); mayConflict(changed, k) {
+					wake[k] = true
+				}
+			}
+		}
+	}
+	out := make([]reconcile.Request, 0, len(wake))
+	for k := range wake {
+		out = append(out, k.Request())
 	}
 	return out
 }
