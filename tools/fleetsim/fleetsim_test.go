@@ -142,3 +142,30 @@ func TestZoneLossTrackerCountsMovesAndPingPong(t *testing.T) {
 		t.Errorf("failover hops %d, ping-pong %d, gaps %d: want 0, 1 (flapping), 1 (gap)", hops, pingPong, gaps)
 	}
 }
+
+func TestQueueTimesSince(t *testing.T) {
+	before := parseQueueTimes(`# HELP workqueue_queue_duration_seconds x
+workqueue_queue_duration_seconds_sum{controller="scheduler",name="scheduler"} 10
+workqueue_queue_duration_seconds_count{controller="scheduler",name="scheduler"} 4
+workqueue_work_duration_seconds_sum{controller="scheduler",name="scheduler"} 2
+workqueue_queue_duration_seconds_count{controller="idle",name="idle"} 7
+workqueue_queue_duration_seconds_bucket{controller="scheduler",name="scheduler",le="1"} 3
+`)
+	after := parseQueueTimes(`workqueue_queue_duration_seconds_sum{controller="scheduler",name="scheduler"} 40
+workqueue_queue_duration_seconds_count{controller="scheduler",name="scheduler"} 14
+workqueue_work_duration_seconds_sum{controller="scheduler",name="scheduler"} 7
+workqueue_queue_duration_seconds_count{controller="idle",name="idle"} 7
+workqueue_queue_duration_seconds_count{controller="new",name="new"} 2
+workqueue_queue_duration_seconds_sum{controller="new",name="new"} 1
+`)
+	got := after.since(before)
+	if len(got) != 2 || got["idle"] != nil {
+		t.Fatalf("want scheduler and new only, got %v", got)
+	}
+	if s := *got["scheduler"]; s.Items != 10 || s.WaitSeconds != 30 || s.WorkSeconds != 5 || s.MeanWaitSeconds != 3 || s.MeanWorkSeconds != 0.5 {
+		t.Errorf("scheduler: %+v", s)
+	}
+	if n := *got["new"]; n.Items != 2 || n.MeanWaitSeconds != 0.5 {
+		t.Errorf("new: %+v", n)
+	}
+}

@@ -279,6 +279,93 @@ func (h *hubProcess) queueDepth() (float64, error) {
 	return total, nil
 }
 
+// queueTimes is, by controller, what its work queue has counted so far:
+// items handed to a worker, seconds they waited in the queue and seconds the
+// workers spent on them (workqueue_{queue,work}_duration_seconds).
+type queueTimes map[string]*controllerTimes
+
+// controllerTimes is one controller's share of a phase (queueTimes.since).
+type controllerTimes struct {
+	Items       float64 `json:"items"`
+	WaitSeconds float64 `json:"waitSeconds"`
+	WorkSeconds float64 `json:"workSeconds"`
+	// MeanWaitSeconds and MeanWorkSeconds are per item.
+	MeanWaitSeconds float64 `json:"meanWaitSeconds"`
+	MeanWorkSeconds float64 `json:"meanWorkSeconds"`
+}
+
+// queueTimes reads the hub's work queue histograms.
+func (h *hubProcess) queueTimes() (queueTimes, error) {
+	resp, err := http.Get("http://" + h.metrics + "/metrics")
+	if err != nil {
+		return nil, fmt.Errorf("failed to read the hub's metrics: %w", err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	return parseQueueTimes(string(body)), nil
+}
+
+func parseQueueTimes(body string) queueTimes {
+	out := queueTimes{}
+	for _, line := range strings.Split(body, "\n") {
+		var field func(*controllerTimes) *float64
+		var rest string
+		switch {
+		case strings.HasPrefix(line, "workqueue_queue_duration_seconds_count{"):
+			rest, field = strings.TrimPrefix(line, "workqueue_queue_duration_seconds_count{"), func(c *controllerTimes) *float64 { return &c.Items }
+		case strings.HasPrefix(line, "workqueue_queue_duration_seconds_sum{"):
+			rest, field = strings.TrimPrefix(line, "workqueue_queue_duration_seconds_sum{"), func(c *controllerTimes) *float64 { return &c.WaitSeconds }
+		case strings.HasPrefix(line, "workqueue_work_duration_seconds_sum{"):
+			rest, field = strings.TrimPrefix(line, "workqueue_work_duration_seconds_sum{"), func(c *controllerTimes) *float64 { return &c.WorkSeconds }
+		default:
+			continue
+		}
+		end := strings.LastIndexByte(rest, '}')
+		if end < 0 {
+			continue
+		}
+		name := parseLabels(rest[:end])["name"]
+		v, err := strconv.ParseFloat(strings.TrimSpace(rest[end+1:]), 64)
+		if name == "" || err != nil {
+			continue
+		}
+		c := out[name]
+		if c == nil {
+			c = &controllerTimes{}
+			out[name] = c
+		}
+		*field(c) = v
+	}
+	return out
+}
+
+// since returns what each controller did between before and q, leaving out
+// the controllers that handled nothing.
+func (q queueTimes) since(before queueTimes) map[string]*controllerTimes {
+	out := map[string]*controllerTimes{}
+	for name, now := range q {
+		d := *now
+		if b := before[name]; b != nil {
+			d.Items -= b.Items
+			d.WaitSeconds -= b.WaitSeconds
+			d.WorkSeconds -= b.WorkSeconds
+		}
+		if d.Items < 1 {
+			continue
+		}
+		d.MeanWaitSeconds = round3(d.WaitSeconds / d.Items)
+		d.MeanWorkSeconds = round3(d.WorkSeconds / d.Items)
+		d.WaitSeconds, d.WorkSeconds = round3(d.WaitSeconds), round3(d.WorkSeconds)
+		out[name] = &d
+	}
+	return out
+}
+
+func round3(v float64) float64 { return float64(int64(v*1000)) / 1000 }
+
 // writeCounts reads the API server's apiserver_request_total and returns the
 // write requests (every verb but GET, LIST, WATCH and CONNECT) by resource
 // (with its subresource, e.g. memberclusters/status).

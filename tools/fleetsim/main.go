@@ -274,6 +274,13 @@ type report struct {
 	MemberClusterWritesPerMinute float64            `json:"memberClusterWritesPerMinute"`
 	// PlacementAvailableSeconds: from creating a placement to Available.
 	PlacementAvailableSeconds *quantiles `json:"placementAvailableSeconds"`
+	// PlaceControllers is where placing spent its time, by hub controller:
+	// items, seconds waiting in the controller's queue and seconds of work,
+	// from creating the first placement until every one is Available.
+	PlaceControllers map[string]*controllerTimes `json:"placeControllers,omitempty"`
+	// PlaceWrites are the API writes while placing, by resource: what the
+	// pipeline costs the API server for these placements.
+	PlaceWrites map[string]float64 `json:"placeWrites,omitempty"`
 	// FailoverSeconds: from killing members to their PickN placements being
 	// Available on other clusters (with --kill).
 	FailoverSeconds *quantiles `json:"failoverSeconds,omitempty"`
@@ -370,6 +377,22 @@ func (r *report) print(w io.Writer) {
 		}
 	}
 	q("placement to Available", r.PlacementAvailableSeconds)
+	if len(r.PlaceControllers) > 0 {
+		names := make([]string, 0, len(r.PlaceControllers))
+		for n := range r.PlaceControllers {
+			names = append(names, n)
+		}
+		sort.Slice(names, func(i, j int) bool {
+			a, b := r.PlaceControllers[names[i]], r.PlaceControllers[names[j]]
+			return a.WaitSeconds+a.WorkSeconds > b.WaitSeconds+b.WorkSeconds
+		})
+		fmt.Fprintf(w, "  while placing, API writes by resource: %v\n", r.PlaceWrites)
+		fmt.Fprintf(w, "  while placing, by hub controller (items; mean wait in its queue, mean work):\n")
+		for _, n := range names {
+			c := r.PlaceControllers[n]
+			fmt.Fprintf(w, "    %-28s %6.0f; %7.3fs, %7.3fs\n", n, c.Items, c.MeanWaitSeconds, c.MeanWorkSeconds)
+		}
+	}
 	q("failover (killed member → PickN Available elsewhere)", r.FailoverSeconds)
 	if z := r.ZoneLoss; z != nil {
 		fmt.Fprintf(w, "  zone loss: %d members of zone %s lost and restored, %d placements preferring it (failback stabilization %ds, maxConcurrent %d)\n",
@@ -556,6 +579,14 @@ func run(ctx context.Context, o options, log io.Writer) (partial *report, err er
 	done()
 
 	done = s.phasef("place", "placing %d placements", o.placements+o.zoneLoss)
+	queuesBefore, err := s.hub.queueTimes()
+	if err != nil {
+		return nil, err
+	}
+	writesBefore, err := writeCounts(ctx, s.kube.Discovery().RESTClient())
+	if err != nil {
+		return nil, err
+	}
 	if err := s.place(ctx); err != nil {
 		return nil, err
 	}
@@ -563,6 +594,21 @@ func run(ctx context.Context, o options, log io.Writer) (partial *report, err er
 		return nil, err
 	}
 	r.PlacementAvailableSeconds = quantilesOf(s.tracker.availableDurations())
+	queuesAfter, err := s.hub.queueTimes()
+	if err != nil {
+		return nil, err
+	}
+	r.PlaceControllers = queuesAfter.since(queuesBefore)
+	writesAfter, err := writeCounts(ctx, s.kube.Discovery().RESTClient())
+	if err != nil {
+		return nil, err
+	}
+	r.PlaceWrites = map[string]float64{}
+	for res, n := range writesAfter {
+		if d := n - writesBefore[res]; d > 0 {
+			r.PlaceWrites[res] = d
+		}
+	}
 	r.Bindings = s.tracker.bindings()
 	done()
 
