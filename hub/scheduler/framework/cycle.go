@@ -54,6 +54,10 @@ type record struct {
 	plugin string
 	// reason explains a rejection, a mismatch or a removal.
 	reason string
+	// rejection is the status of the plugin that rejected a cluster without a
+	// binding, when reason is empty: its message, formatted only when a decision
+	// or the condition's message shows it, is the reason (see explanation).
+	rejection *Status
 	// notes are the reasons a bound cluster could not take the placement anew
 	// (ClusterUnschedulable); it is kept regardless.
 	notes []string
@@ -75,6 +79,15 @@ type record struct {
 	deferred bool
 }
 
+// explanation returns the record's reason: reason, or the rejecting status's
+// message.
+func (r *record) explanation() string {
+	if r.rejection != nil {
+		return r.rejection.Message()
+	}
+	return r.reason
+}
+
 // cycle is one run of the framework: the scope its phases share.
 type cycle struct {
 	fw     *Framework
@@ -83,6 +96,9 @@ type cycle struct {
 	kind   placementv1beta1.PlacementType
 	state  *CycleState
 	recs   []record
+	// buffers hold state's and recs' arrays; RunCycle gives them back to the
+	// framework when the cycle is over.
+	buffers *buffers
 
 	// sorted are all clusters sorted by name: the order of decisions and of ties.
 	sorted []*ClusterInfo
@@ -115,14 +131,16 @@ func newCycle(f *Framework, in *CycleInput) *cycle {
 	if kind == "" {
 		kind = placementv1beta1.PickAll
 	}
-	state := NewCycleState(in)
+	b := f.getBuffers(inputLen(in))
+	state := newCycleState(in, b)
 	return &cycle{
 		fw:         f,
 		in:         in,
 		policy:     policy,
 		kind:       kind,
 		state:      state,
-		recs:       make([]record, len(state.Clusters())),
+		recs:       b.recs,
+		buffers:    b,
 		skipFilter: make([]bool, len(f.entries)),
 		skipScore:  make([]bool, len(f.entries)),
 		asked:      -1,
@@ -224,7 +242,7 @@ func (c *cycle) preFilter(ctx context.Context) error {
 			continue
 		case st.IsRejection():
 			for _, ci := range c.view {
-				c.reject(ci, e.name, st.Code(), st.Message(), false)
+				c.reject(ci, e.name, st, false)
 			}
 			c.view = nil
 			c.rejectedAll = st.Message()
@@ -236,6 +254,7 @@ func (c *cycle) preFilter(ctx context.Context) error {
 		chose := chosen == "" && c.state.ChosenLocation() != ""
 		chosen = c.state.ChosenLocation()
 		kept := c.view[:0:0]
+		var mismatch *Status // one for every cluster the plugin leaves out
 		for _, ci := range c.view {
 			if res.Includes(ci) {
 				kept = append(kept, ci)
@@ -244,7 +263,10 @@ func (c *cycle) preFilter(ctx context.Context) error {
 				r.inLocation = r.inLocation || chose
 				continue
 			}
-			c.reject(ci, e.name, ClusterMismatch, res.Reason, false)
+			if mismatch == nil {
+				mismatch = NewStatus(ClusterMismatch, res.Reason)
+			}
+			c.reject(ci, e.name, mismatch, false)
 		}
 		c.view = kept
 	}
@@ -307,7 +329,7 @@ func (c *cycle) filterCluster(ctx context.Context, ci *ClusterInfo) error {
 			r.passed |= 1 << i
 			continue
 		}
-		c.reject(ci, e.name, st.Code(), st.Message(), true)
+		c.reject(ci, e.name, st, true)
 		if !ci.Bound {
 			break
 		}
@@ -376,16 +398,17 @@ func (c *cycle) settle(ctx context.Context) error {
 }
 
 // reject records a rejection of a cluster by a plugin. For a cluster without a
-// binding it is final. For a bound cluster, ClusterUnschedulable is noted (the
+// binding it is final, and its reason is formatted only when it is shown. For a bound cluster, ClusterUnschedulable is noted (the
 // cluster is kept), ClusterMismatch means it no longer matches, ClusterEvicted
 // means it must go whatever the placement type (it overrides a mismatch), and
 // ClusterAlreadySelected is expected.
-func (c *cycle) reject(ci *ClusterInfo, plugin string, code Code, msg string, listed bool) {
+func (c *cycle) reject(ci *ClusterInfo, plugin string, st *Status, listed bool) {
 	r := &c.recs[ci.Index]
 	if !ci.Bound {
-		r.outcome, r.plugin, r.reason, r.listed = outFiltered, plugin, msg, listed
+		r.outcome, r.plugin, r.reason, r.rejection, r.listed = outFiltered, plugin, "", st, listed
 		return
 	}
+	code, msg := st.Code(), st.Message()
 	if r.outcome == outFiltered {
 		r.outcome = outKept // a bound cluster is kept unless it no longer matches
 	}

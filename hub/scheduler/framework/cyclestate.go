@@ -65,15 +65,28 @@ type CycleState struct {
 // NewCycleState returns the state of a cycle over in. The framework makes one per
 // cycle; tests of plugins make their own.
 func NewCycleState(in *CycleInput) *CycleState {
-	n := len(in.Clusters)
+	b := &buffers{}
+	b.take(inputLen(in))
+	return newCycleState(in, b)
+}
+
+// inputLen returns the number of input clusters.
+func inputLen(in *CycleInput) int {
 	if in.Fleet != nil {
-		n = in.Fleet.Len()
+		return in.Fleet.Len()
 	}
+	return len(in.Clusters)
+}
+
+// newCycleState returns the state of a cycle over in, in the buffers b (taken
+// for inputLen(in) clusters).
+func newCycleState(in *CycleInput, b *buffers) *CycleState {
+	n := len(b.infos)
 	s := &CycleState{
 		in:        in,
-		infos:     make([]ClusterInfo, n),
-		clusters:  make([]*ClusterInfo, n),
-		selected:  make([]bool, n),
+		infos:     b.infos,
+		clusters:  b.clusters,
+		selected:  b.selected,
 		data:      make([]stateEntry, 0, 8),
 		nameOrder: in.Fleet != nil,
 	}

@@ -83,8 +83,13 @@ limitations under the License.
 // A plugin implements Plugin and any of PostBatchPlugin, PreFilterPlugin,
 // FilterPlugin, PreScorePlugin, ScorePlugin and ReservePlugin; each interface's
 // doc states its contract. A nil *Status is success; an error status can only be
-// made by FromError. Per-cycle data lives in the CycleState, written under the
-// plugin's name and read back with a typed getter built on ReadState.
+// made by FromError. A filter that rejects many clusters, each with a reason of
+// its own, returns NewStatusFor: the cycle formats only the reasons its decisions
+// and the Scheduled condition show. Per-cycle data lives in the CycleState,
+// written under the plugin's name and read back with a typed getter built on
+// ReadState. The framework reuses a finished cycle's per-cluster arrays (the
+// ClusterInfos among them) in later cycles: a plugin must not keep a
+// ClusterInfo or the CycleState past the cycle.
 //
 // # Dynamic selectors
 //

@@ -49,6 +49,28 @@ type Fleet struct {
 	// values, built on first use of the property (PropertyQuantities).
 	quantitiesMu sync.Mutex
 	quantities   map[string]*quantityColumn
+
+	// columnsMu guards columns, which maps a label key to its column, built on
+	// first use of the key (LabelColumn).
+	columnsMu sync.Mutex
+	columns   map[string]*labelColumn
+}
+
+// labelColumn is one label key's LabelColumn, built once.
+type labelColumn struct {
+	once   sync.Once
+	column LabelColumn
+}
+
+// LabelColumn is every member's value of one label key, as numbers: see
+// Fleet.LabelColumn.
+type LabelColumn struct {
+	// Values are the key's distinct values, in the order of the first member
+	// with each.
+	Values []string
+	// At[i] is the index in Values of member i's value, or -1 when it has no
+	// such label.
+	At []int32
 }
 
 // quantityColumn is every member's parsed value of one property, built once.
@@ -168,6 +190,55 @@ func (f *Fleet) PropertyQuantities(name string) []PropertyQuantity {
 		}
 	})
 	return col.values
+}
+
+// LabelColumn returns every member's value of the label key, as selectors see
+// labels (ClusterInfo.Labels: the built-in cluster.flotilla.io/name label always
+// holds the cluster's name), by position in Members: a cycle reads a member's
+// value as a number, and works out what a value means once per value rather
+// than once per member. It is built once per view when first asked for, and
+// shared by every cycle reading it; callers must not modify it.
+func (f *Fleet) LabelColumn(key string) *LabelColumn {
+	f.columnsMu.Lock()
+	if f.columns == nil {
+		f.columns = map[string]*labelColumn{}
+	}
+	col := f.columns[key]
+	if col == nil {
+		col = &labelColumn{}
+		f.columns[key] = col
+	}
+	f.columnsMu.Unlock()
+	col.once.Do(func() { col.column = newLabelColumn(f.members, key) })
+	return &col.column
+}
+
+// newLabelColumn numbers the members' values of the label key.
+func newLabelColumn(members []*clusterv1beta1.MemberCluster, key string) LabelColumn {
+	c := LabelColumn{At: make([]int32, len(members))}
+	if key == clusterv1beta1.LabelClusterName {
+		c.Values = make([]string, len(members))
+		for i, mc := range members {
+			c.Values[i], c.At[i] = mc.Name, int32(i)
+		}
+		return c
+	}
+	ids := map[string]int32{}
+	for i, mc := range members {
+		v, ok := mc.Labels[key]
+		if !ok {
+			c.At[i] = -1
+			continue
+		}
+		id, seen := ids[v]
+		if !seen {
+			id = int32(len(c.Values))
+			ids[v] = id
+			c.Values = append(c.Values, v)
+		}
+		c.At[i] = id
+	}
+	return c
 }
 
 func (f *Fleet) position(name string) (int, bool) {

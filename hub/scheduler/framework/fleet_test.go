@@ -21,6 +21,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
 	"github.com/flotilla-io/flotilla/hub/scheduler/framework"
@@ -93,5 +94,33 @@ func TestPropertyQuantitiesAreParsedOncePerView(t *testing.T) {
 		if &got[i][0] != &got[0][0] {
 			t.Fatalf("reader %d got a column of its own: the view parses a property once", i)
 		}
+	}
+}
+
+func TestALabelColumnNumbersEveryMembersValue(t *testing.T) {
+	f := fleetOf(
+		ft.Cluster("a", ft.Labels("zone", "1")),
+		ft.Cluster("b"),
+		ft.Cluster("c", ft.Labels("zone", "2", clusterv1beta1.LabelClusterName, "not-c")),
+		ft.Cluster("d", ft.Labels("zone", "1")),
+	)
+	tests := []struct {
+		key  string
+		want framework.LabelColumn
+	}{
+		{"zone", framework.LabelColumn{Values: []string{"1", "2"}, At: []int32{0, -1, 1, 0}}},
+		{"rack", framework.LabelColumn{At: []int32{-1, -1, -1, -1}}},
+		{clusterv1beta1.LabelClusterName, framework.LabelColumn{Values: []string{"a", "b", "c", "d"}, At: []int32{0, 1, 2, 3}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.key, func(t *testing.T) {
+			got := f.LabelColumn(tt.key)
+			if diff := cmp.Diff(tt.want, *got, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("LabelColumn(%s) (-want +got):\n%s", tt.key, diff)
+			}
+			if again := f.LabelColumn(tt.key); again != got {
+				t.Errorf("LabelColumn(%s) built twice", tt.key)
+			}
+		})
 	}
 }

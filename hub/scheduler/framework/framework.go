@@ -19,6 +19,7 @@ package framework
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 )
 
@@ -28,6 +29,9 @@ import (
 type Framework struct {
 	opts    Options
 	entries []entry
+	// buffers holds the per-cluster arrays of finished cycles (*buffers) for
+	// the next ones.
+	buffers sync.Pool
 }
 
 // entry is a registered plugin and the extension points it implements.
@@ -96,6 +100,7 @@ func (f *Framework) PluginNames() []string {
 func (f *Framework) RunCycle(ctx context.Context, in CycleInput) (CycleResult, error) {
 	start := time.Now()
 	c := newCycle(f, &in)
+	defer f.putBuffers(c.buffers)
 	err := c.run(ctx)
 	if err == nil {
 		err = c.settle(ctx)

@@ -195,13 +195,13 @@ func (l *loop) passes(ctx context.Context, ci *ClusterInfo) (bool, error) {
 			return false, fmt.Errorf("plugin %s failed to filter cluster %s: %w", e.name, ci.Name, st.AsError())
 		}
 		if st.IsRejection() {
-			r.plugin, r.reason = e.name, st.Message()
+			r.plugin, r.reason, r.rejection = e.name, "", st
 			r.passed &^= 1 << i
 			return false, nil
 		}
 		r.passed |= 1 << i
 	}
-	r.plugin, r.reason = "", ""
+	r.plugin, r.reason, r.rejection = "", "", nil
 	return true, nil
 }
 

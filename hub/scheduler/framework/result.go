@@ -120,7 +120,7 @@ func (c *cycle) decision(ci *ClusterInfo, r *record, scores *apiScores) placemen
 	case outNotPicked, outFeasible:
 		d.Reason = reasonNotPicked
 	default: // outFiltered, outUnscheduled
-		d.Reason = r.reason
+		d.Reason = r.explanation()
 		d.FilteredBy = r.plugin
 	}
 	return d
@@ -173,21 +173,25 @@ func (c *cycle) condition(res *CycleResult) (metav1.ConditionStatus, string, str
 	}
 	limit := c.fw.opts.MaxMessageClusters
 	listed, more := 0, 0
-	add := func(name, why string) {
+	// shown reports whether the next cluster left out is listed by name (and
+	// its reason formatted), or only counted.
+	shown := func() bool {
 		if listed < limit {
-			b.WriteString("; " + name + ": " + why)
 			listed++
-		} else {
-			more++
+			return true
 		}
+		more++
+		return false
 	}
 	for _, ci := range c.sorted {
-		if r := &c.recs[ci.Index]; r.outcome == outFiltered && r.listed {
-			add(ci.Name, r.reason)
+		if r := &c.recs[ci.Index]; r.outcome == outFiltered && r.listed && shown() {
+			b.WriteString("; " + ci.Name + ": " + r.explanation())
 		}
 	}
 	for _, name := range c.missing {
-		add(name, "no such member cluster")
+		if shown() {
+			b.WriteString("; " + name + ": no such member cluster")
+		}
 	}
 	if more > 0 {
 		fmt.Fprintf(&b, "; and %d more %s left out", more, plural(more, "cluster", "clusters"))

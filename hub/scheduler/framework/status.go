@@ -94,6 +94,19 @@ type Status struct {
 	code    Code
 	reasons []string
 	err     error
+	// explain and cluster, for a status made by NewStatusFor, give its only
+	// reason when it is read.
+	explain Explainer
+	cluster *ClusterInfo
+}
+
+// Explainer says why a plugin rejects a cluster; see NewStatusFor.
+type Explainer interface {
+	// Explain returns the reason of the rejection of the cluster. It must return
+	// the same reason every time it is asked about the same cluster in a cycle,
+	// whatever the cycle selected in between: a filter whose verdict depends on
+	// the selection (a ReservePlugin's) says why with NewStatus.
+	Explain(cluster *ClusterInfo) string
 }
 
 // NewStatus returns a status with the code and human-readable reasons, which the
@@ -104,6 +117,19 @@ func NewStatus(code Code, reasons ...string) *Status {
 		return FromError(errors.New(strings.Join(reasons, "; ")))
 	}
 	return &Status{code: code, reasons: reasons}
+}
+
+// NewStatusFor returns a status with the code (a rejection) whose only reason is
+// explain.Explain(cluster), formatted only when the status's reasons are read
+// (Reasons, Message, String). A filter that rejects many clusters with a reason
+// of their own returns it, so that the cycle formats only the reasons its
+// decisions and the Scheduled condition show. The reason must be read in the
+// cycle that made the status (the framework does), as explain reads its state.
+func NewStatusFor(code Code, explain Explainer, cluster *ClusterInfo) *Status {
+	if code == codeError || code == Success || code == Skip {
+		return NewStatus(code, explain.Explain(cluster))
+	}
+	return &Status{code: code, explain: explain, cluster: cluster}
 }
 
 // FromError returns an error status carrying err; nil for a nil err.
@@ -147,6 +173,9 @@ func (s *Status) Reasons() []string {
 	if s == nil {
 		return nil
 	}
+	if s.explain != nil {
+		return []string{s.explain.Explain(s.cluster)}
+	}
 	return s.reasons
 }
 
@@ -154,6 +183,9 @@ func (s *Status) Reasons() []string {
 func (s *Status) Message() string {
 	if s == nil {
 		return ""
+	}
+	if s.explain != nil {
+		return s.explain.Explain(s.cluster)
 	}
 	if len(s.reasons) == 1 {
 		return s.reasons[0]

@@ -90,3 +90,31 @@ func TestClusterScoreRanksPreferenceThenTopologySpreadThenAffinity(t *testing.T)
 		})
 	}
 }
+
+// countingExplainer explains a rejection by the cluster's name and counts how
+// often it was asked.
+type countingExplainer struct{ calls int }
+
+func (e *countingExplainer) Explain(c *ClusterInfo) string {
+	e.calls++
+	return "cluster " + c.Name + " is not wanted"
+}
+
+func TestAStatusForAClusterFormatsItsReasonOnlyWhenRead(t *testing.T) {
+	e := &countingExplainer{}
+	s := NewStatusFor(ClusterMismatch, e, &ClusterInfo{Name: "a"})
+	if e.calls != 0 {
+		t.Fatalf("NewStatusFor formatted the reason %d times before it was read", e.calls)
+	}
+	if !s.IsRejection() || s.Code() != ClusterMismatch || s.AsError() != nil {
+		t.Errorf("NewStatusFor(ClusterMismatch) = %v, want a mismatch", s)
+	}
+	eager := NewStatus(ClusterMismatch, "cluster a is not wanted")
+	if s.Message() != eager.Message() || s.String() != eager.String() || len(s.Reasons()) != 1 || s.Reasons()[0] != eager.Reasons()[0] {
+		t.Errorf("NewStatusFor = %q, %q, %q; want the eager %q, %q, %q",
+			s.Message(), s.String(), s.Reasons(), eager.Message(), eager.String(), eager.Reasons())
+	}
+	if s := NewStatusFor(Skip, e, &ClusterInfo{Name: "b"}); !s.IsSkip() || s.Message() != "cluster b is not wanted" {
+		t.Errorf("NewStatusFor(Skip) = %v", s)
+	}
+}

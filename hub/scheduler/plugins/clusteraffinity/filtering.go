@@ -56,16 +56,25 @@ func (p *Plugin) Filter(_ context.Context, cs *framework.CycleState, policy *pla
 	}
 	for i := range s.required {
 		t := &s.required[i]
-		if t.labels.Matches(cluster.Labels()) && s.props.matchAll(t.props, cluster) {
+		if t.match.matches(t.labels, cluster) && s.props.matchAll(t.props, cluster) {
 			return nil
 		}
 	}
+	if len(s.required) == 1 && !s.required[0].match.matches(s.required[0].labels, cluster) {
+		return s.labelMismatch
+	}
+	return framework.NewStatusFor(framework.ClusterMismatch, s, cluster)
+}
+
+// Explain says why the cluster matches none of the required terms: the
+// reason of a rejection by Filter, formatted only when it is shown.
+func (s *pluginState) Explain(cluster *framework.ClusterInfo) string {
 	if len(s.required) == 1 {
 		t := &s.required[0]
 		if !t.labels.Matches(cluster.Labels()) {
-			return s.labelMismatch
+			return s.labelMismatch.Message()
 		}
-		return framework.NewStatus(framework.ClusterMismatch, s.props.mismatch(t.props, cluster))
+		return s.props.mismatch(t.props, cluster)
 	}
 	why := make([]string, len(s.required))
 	for i := range s.required {
@@ -76,8 +85,8 @@ func (p *Plugin) Filter(_ context.Context, cs *framework.CycleState, policy *pla
 			why[i] = fmt.Sprintf("term %d: %s", i+1, s.props.mismatch(t.props, cluster))
 		}
 	}
-	return framework.NewStatus(framework.ClusterMismatch, fmt.Sprintf("cluster matches none of the %d required cluster selector terms (%s)",
-		len(s.required), strings.Join(why, "; ")))
+	return fmt.Sprintf("cluster matches none of the %d required cluster selector terms (%s)",
+		len(s.required), strings.Join(why, "; "))
 }
 
 // matchAll reports whether the cluster meets every property requirement.

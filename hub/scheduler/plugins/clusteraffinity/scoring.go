@@ -88,7 +88,7 @@ func (p *Plugin) Score(_ context.Context, cs *framework.CycleState, policy *plac
 
 // matches reports whether the cluster matches a preferred term's selectors.
 func (s *pluginState) matches(t *preferredTerm, c *framework.ClusterInfo) bool {
-	return t.labels.Matches(c.Labels()) && s.props.matchAll(t.props, c)
+	return t.match.matches(t.labels, c) && s.props.matchAll(t.props, c)
 }
 
 // scale returns the share of weight that value earns: linear between the observed

@@ -42,12 +42,16 @@ type pluginState struct {
 
 type requiredTerm struct {
 	labels labels.Selector
-	props  []propertyRequirement
+	// match matches labels over a fleet view; nil without one.
+	match *labelMatcher
+	props []propertyRequirement
 }
 
 type preferredTerm struct {
 	weight int32
 	labels labels.Selector
+	// match matches labels over a fleet view; nil without one.
+	match  *labelMatcher
 	props  []propertyRequirement
 	sorter *sorter
 }
@@ -115,6 +119,14 @@ func compile(cs *framework.CycleState, policy *placementv1beta1.PlacementPolicy)
 		s.preferred = append(s.preferred, pt)
 	}
 	s.props.init(cs.Fleet(), len(cs.Clusters()))
+	if fleet := cs.Fleet(); fleet != nil {
+		for i := range s.required {
+			s.required[i].match = newLabelMatcher(s.required[i].labels, fleet)
+		}
+		for i := range s.preferred {
+			s.preferred[i].match = newLabelMatcher(s.preferred[i].labels, fleet)
+		}
+	}
 	return s, nil
 }
 

@@ -31,7 +31,7 @@ func (p *Plugin) PreScore(_ context.Context, cs *framework.CycleState, _ *placem
 		return framework.NewStatus(framework.Skip)
 	}
 	for i := range s.constraints {
-		s.constraints[i].index(len(cs.Clusters()), clusters, cs.Selected())
+		s.constraints[i].index(cs.Fleet(), len(cs.Clusters()), clusters, cs.Selected())
 	}
 	return nil
 }

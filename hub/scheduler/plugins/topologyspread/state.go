@@ -70,27 +70,49 @@ func newState(policy *placementv1beta1.PlacementPolicy) *pluginState {
 }
 
 // index finds the domains of the feasible and the selected clusters and counts
-// the selected ones.
-func (c *constraint) index(n int, feasible, selected []*framework.ClusterInfo) {
+// the selected ones. Over a fleet view, it reads the clusters' values of the
+// topology key from the view's label column, by position.
+func (c *constraint) index(fleet *framework.Fleet, n int, feasible, selected []*framework.ClusterInfo) {
 	c.domain = make([]int32, n)
 	for i := range c.domain {
 		c.domain[i] = -1
 	}
-	ids := map[string]int32{}
 	c.counts = c.counts[:0]
-	assign := func(cl *framework.ClusterInfo) int32 {
-		v, ok := cl.LabelValue(c.key)
-		if !ok {
-			return -1
+	var assign func(cl *framework.ClusterInfo) int32
+	if fleet != nil {
+		col := fleet.LabelColumn(c.key)
+		ids := make([]int32, len(col.Values)) // the domain of each value, -1: none yet
+		for i := range ids {
+			ids[i] = -1
 		}
-		id, seen := ids[v]
-		if !seen {
-			id = int32(len(c.counts))
-			ids[v] = id
-			c.counts = append(c.counts, 0)
+		assign = func(cl *framework.ClusterInfo) int32 {
+			v := col.At[cl.Index]
+			if v < 0 {
+				return -1
+			}
+			if ids[v] < 0 {
+				ids[v] = int32(len(c.counts))
+				c.counts = append(c.counts, 0)
+			}
+			c.domain[cl.Index] = ids[v]
+			return ids[v]
 		}
-		c.domain[cl.Index] = id
-		return id
+	} else {
+		ids := map[string]int32{}
+		assign = func(cl *framework.ClusterInfo) int32 {
+			v, ok := cl.LabelValue(c.key)
+			if !ok {
+				return -1
+			}
+			id, seen := ids[v]
+			if !seen {
+				id = int32(len(c.counts))
+				ids[v] = id
+				c.counts = append(c.counts, 0)
+			}
+			c.domain[cl.Index] = id
+			return id
+		}
 	}
 	for _, cl := range feasible {
 		assign(cl)
