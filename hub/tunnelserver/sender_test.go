@@ -18,10 +18,13 @@ package tunnelserver
 
 import (
 	"fmt"
+	"reflect"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/flotilla-io/flotilla/pkg/tunnel"
 )
 
 // TestWorkChangesAreSentOnDemand: changes that come during the connect's
@@ -88,5 +91,36 @@ func TestWorkChangesAreSentOnDemand(t *testing.T) {
 	}
 	if o := overlapped.Load(); o != 0 {
 		t.Errorf("two senders ran at once %d times", o)
+	}
+}
+
+func TestSamePropertiesComparesEveryField(t *testing.T) {
+	// A field added to ClusterProperties must be compared by sameProperties.
+	if n := reflect.TypeOf(tunnel.ClusterProperties{}).NumField(); n != 8 {
+		t.Fatalf("ClusterProperties has %d fields; sameProperties compares 8: compare the new ones", n)
+	}
+	base := func() tunnel.ClusterProperties {
+		return tunnel.ClusterProperties{NodeCount: 3, KubernetesVersion: "v1.37.1", Provider: "kwok", APIServerHealthy: true,
+			Capacity: map[string]string{"cpu": "4"}, Allocatable: map[string]string{"cpu": "4"}, Available: map[string]string{"cpu": "2"}}
+	}
+	changes := map[string]func(*tunnel.ClusterProperties){
+		"nodes":       func(p *tunnel.ClusterProperties) { p.NodeCount++ },
+		"version":     func(p *tunnel.ClusterProperties) { p.KubernetesVersion = "v1.38.0" },
+		"provider":    func(p *tunnel.ClusterProperties) { p.Provider = "kind" },
+		"health":      func(p *tunnel.ClusterProperties) { p.APIServerHealthy = false },
+		"message":     func(p *tunnel.ClusterProperties) { p.APIServerMessage = "timeout" },
+		"capacity":    func(p *tunnel.ClusterProperties) { p.Capacity["memory"] = "8Gi" },
+		"allocatable": func(p *tunnel.ClusterProperties) { p.Allocatable["cpu"] = "3" },
+		"available":   func(p *tunnel.ClusterProperties) { delete(p.Available, "cpu") },
+	}
+	if !sameProperties(base(), base()) {
+		t.Errorf("equal properties are not the same")
+	}
+	for name, change := range changes {
+		p := base()
+		change(&p)
+		if sameProperties(base(), p) {
+			t.Errorf("a change of %s went unnoticed", name)
+		}
 	}
 }

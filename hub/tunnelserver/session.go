@@ -21,6 +21,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"sync"
 	"time"
 
@@ -357,7 +358,12 @@ func (s *Server) controlLoop(ctx context.Context, ms *memberSession) error {
 			if known {
 				// Until the agent has collected its properties, health
 				// stays Unknown.
-				ms.props = msg.Properties
+				// Equal properties (nearly every heartbeat) keep the maps
+				// held already, often those written last: a member holds
+				// one copy, not two.
+				if !ms.haveProps || !sameProperties(ms.props, msg.Properties) {
+					ms.props = msg.Properties
+				}
 				ms.haveProps = true
 			}
 			cause := ""
@@ -387,6 +393,13 @@ func (s *Server) controlLoop(ctx context.Context, ms *memberSession) error {
 			ms.log.V(1).Info("ignoring control message", "type", m.FrameType().String())
 		}
 	}
+}
+
+// sameProperties reports whether a and b say the same.
+func sameProperties(a, b tunnel.ClusterProperties) bool {
+	return a.NodeCount == b.NodeCount && a.KubernetesVersion == b.KubernetesVersion && a.Provider == b.Provider &&
+		a.APIServerHealthy == b.APIServerHealthy && a.APIServerMessage == b.APIServerMessage &&
+		maps.Equal(a.Capacity, b.Capacity) && maps.Equal(a.Allocatable, b.Allocatable) && maps.Equal(a.Available, b.Available)
 }
 
 // watchdog ends a session whose heartbeats stopped. It writes nothing while
