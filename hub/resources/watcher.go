@@ -277,9 +277,8 @@ func (w *Watcher) discover() error {
 				continue
 			}
 			inf := w.factory.ForResource(gvr)
-			// Selection never reads managedFields (sanitize drops them): the
-			// cache keeps objects without them.
-			_ = inf.Informer().SetTransform(stripManagedFields)
+			// The cache keeps only what selection reads (cacheTransform).
+			_ = inf.Informer().SetTransform(cacheTransform)
 			onChange := func(obj any) { w.notify(gvk, obj) }
 			if gvk == crdKind {
 				onChange = func(obj any) {
@@ -303,13 +302,51 @@ func (w *Watcher) discover() error {
 	return discErr
 }
 
-// stripManagedFields is the informers' transform: it drops an object's
-// managedFields before the object is cached.
-func stripManagedFields(obj any) (any, error) {
-	if u, ok := obj.(*unstructured.Unstructured); ok {
-		unstructured.RemoveNestedField(u.Object, "metadata", "managedFields")
+// cacheTransform is the informers' transform: it drops what selection never
+// reads before an object is cached. That is every object's managedFields
+// (sanitize drops them), and all but the identity of what is in a reserved
+// namespace or is one (ReservedNamespace: the Namespace and bootstrap token
+// Secret of every member, and in a real cluster each member namespace's
+// kube-root-ca.crt and default ServiceAccount), which is never selected:
+// those objects are kept only to be skipped (SkipObject), and a reserved
+// Namespace to be reported by ReservedMatches, by its labels.
+func cacheTransform(obj any) (any, error) {
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok {
+		return obj, nil
 	}
-	return obj, nil
+	if reservedObject(u) {
+		return identityOf(u), nil
+	}
+	unstructured.RemoveNestedField(u.Object, "metadata", "managedFields")
+	return u, nil
+}
+
+// reservedObject reports whether u is a reserved Namespace or in one.
+func reservedObject(u *unstructured.Unstructured) bool {
+	if ns := u.GetNamespace(); ns != "" {
+		return ReservedNamespace(ns) != ""
+	}
+	return u.GetKind() == "Namespace" && u.GetAPIVersion() == "v1" && ReservedNamespace(u.GetName()) != ""
+}
+
+// identityOf returns u reduced to its kind, name, namespace, labels, UID,
+// resourceVersion and deletion timestamp.
+func identityOf(u *unstructured.Unstructured) *unstructured.Unstructured {
+	out := &unstructured.Unstructured{Object: map[string]any{}}
+	out.SetAPIVersion(u.GetAPIVersion())
+	out.SetKind(u.GetKind())
+	out.SetName(u.GetName())
+	out.SetNamespace(u.GetNamespace())
+	out.SetUID(u.GetUID())
+	out.SetResourceVersion(u.GetResourceVersion())
+	if l := u.GetLabels(); len(l) > 0 {
+		out.SetLabels(l)
+	}
+	if t := u.GetDeletionTimestamp(); t != nil {
+		out.SetDeletionTimestamp(t)
+	}
+	return out
 }
 
 func hasVerbs(r metav1.APIResource, verbs ...string) bool {

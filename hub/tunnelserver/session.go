@@ -21,6 +21,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"sync"
 	"time"
 
@@ -71,29 +72,88 @@ type memberSession struct {
 	written     tunnel.ClusterProperties
 	haveWritten bool
 	endReason   string // why the session ended (set by whoever ends it)
-	pending     map[string]struct{}
-	changed     chan struct{}
+	// pending are the Work changed since the sender last looked. The sender
+	// (sendChanged) runs only while there is something to send, never
+	// waiting in a goroutine of its own: synced is set once the connect's
+	// sync is done, sending while a sender runs.
+	pending map[string]struct{}
+	synced  bool
+	sending bool
+	// send carries pending Work to the agent (set before synced).
+	send func(names []string) error
+	// workErr is why sending Work ended the session, if it did.
+	workErr error
 }
 
+// markChanged records that a Work of the member changed, and starts a
+// sender unless one runs or the connect's sync has yet to finish (which
+// takes what is pending when it does).
 func (ms *memberSession) markChanged(work string) {
 	ms.mu.Lock()
 	ms.pending[work] = struct{}{}
+	start := ms.synced && !ms.sending
+	if start {
+		ms.sending = true
+	}
 	ms.mu.Unlock()
-	select {
-	case ms.changed <- struct{}{}:
-	default:
+	if start {
+		go ms.sendChanged()
 	}
 }
 
+// takeChanged returns the pending Work and clears it; with none pending it
+// ends the turn of the sender (sending false) under the same lock, so that
+// markChanged starts the next one.
 func (ms *memberSession) takeChanged() []string {
 	ms.mu.Lock()
 	defer ms.mu.Unlock()
+	if len(ms.pending) == 0 {
+		ms.sending = false
+		return nil
+	}
 	out := make([]string, 0, len(ms.pending))
 	for n := range ms.pending {
 		out = append(out, n)
 	}
 	ms.pending = map[string]struct{}{}
 	return out
+}
+
+// syncDone ends the connect's sync: from now on changes are sent as they come,
+// starting with those that came during the sync.
+func (ms *memberSession) syncDone(send func(names []string) error) {
+	ms.mu.Lock()
+	ms.send, ms.synced = send, true
+	start := len(ms.pending) > 0 && !ms.sending
+	if start {
+		ms.sending = true
+	}
+	ms.mu.Unlock()
+	if start {
+		go ms.sendChanged()
+	}
+}
+
+// sendChanged sends the pending Work until none is left. A failure ends the
+// session, recording why (a failed write has closed it already; one that is
+// still open could not read the Work).
+func (ms *memberSession) sendChanged() {
+	for {
+		names := ms.takeChanged()
+		if names == nil {
+			return
+		}
+		if err := ms.send(names); err != nil {
+			ms.mu.Lock()
+			ms.workErr = err
+			ms.sending = false
+			ms.mu.Unlock()
+			if ms.sess.Err() == nil {
+				ms.end("failed to send Work: " + err.Error())
+			}
+			return
+		}
+	}
 }
 
 func (ms *memberSession) end(reason string) {
@@ -113,7 +173,7 @@ func (s *Server) serveSession(ctx context.Context, ss *tunnel.ServerSession) {
 	ms := &memberSession{
 		name: name, sess: ss, since: since, log: s.log.WithValues("member", name),
 		generation: since.UnixNano(),
-		pending:    map[string]struct{}{}, changed: make(chan struct{}, 1),
+		pending:    map[string]struct{}{},
 	}
 	if peer := ss.PeerCertificate(); peer != nil {
 		ms.serial, ms.notAfter = pki.Serial(peer), peer.NotAfter
@@ -144,6 +204,11 @@ func (s *Server) serveSession(ctx context.Context, ss *tunnel.ServerSession) {
 	if err == nil {
 		err = statusErr
 	}
+	ms.mu.Lock()
+	if err == nil {
+		err = ms.workErr
+	}
+	ms.mu.Unlock()
 	stopWatchdog()
 	ms.end("session ended")
 	if !s.unregister(ms) {
@@ -293,7 +358,12 @@ func (s *Server) controlLoop(ctx context.Context, ms *memberSession) error {
 			if known {
 				// Until the agent has collected its properties, health
 				// stays Unknown.
-				ms.props = msg.Properties
+				// Equal properties (nearly every heartbeat) keep the maps
+				// held already, often those written last: a member holds
+				// one copy, not two.
+				if !ms.haveProps || !sameProperties(ms.props, msg.Properties) {
+					ms.props = msg.Properties
+				}
 				ms.haveProps = true
 			}
 			cause := ""
@@ -323,6 +393,13 @@ func (s *Server) controlLoop(ctx context.Context, ms *memberSession) error {
 			ms.log.V(1).Info("ignoring control message", "type", m.FrameType().String())
 		}
 	}
+}
+
+// sameProperties reports whether a and b say the same.
+func sameProperties(a, b tunnel.ClusterProperties) bool {
+	return a.NodeCount == b.NodeCount && a.KubernetesVersion == b.KubernetesVersion && a.Provider == b.Provider &&
+		a.APIServerHealthy == b.APIServerHealthy && a.APIServerMessage == b.APIServerMessage &&
+		maps.Equal(a.Capacity, b.Capacity) && maps.Equal(a.Allocatable, b.Allocatable) && maps.Equal(a.Available, b.Available)
 }
 
 // watchdog ends a session whose heartbeats stopped. It writes nothing while
@@ -358,7 +435,8 @@ func (s *Server) watchdog(ms *memberSession) (stop func()) {
 	}
 }
 
-// workLoop sends the member what it lacks on connect, then every change.
+// workLoop sends the member what it lacks on connect and returns; every later
+// change is sent by sendChanged.
 func (s *Server) workLoop(ctx context.Context, ms *memberSession) error {
 	m, err := ms.sess.Work().Recv()
 	if err != nil {
@@ -410,40 +488,47 @@ func (s *Server) workLoop(ctx context.Context, ms *memberSession) error {
 	if err := ms.sess.Work().Send(tunnel.WorkSyncDone{}); err != nil {
 		return err
 	}
-	for {
-		select {
-		case <-ctx.Done():
+	// From here on changes are sent as they come (sendChanged), by a
+	// goroutine that runs only while there is something to send: waiting
+	// for them in this one would cost every member its stack.
+	ms.syncDone(func(names []string) error { return s.sendWork(ctx, ms, ns, sent, names) })
+	return nil
+}
+
+// sendWork sends the agent the named Work of its namespace as they are now:
+// an upsert for those it lacks or holds at another hash, a delete for those
+// gone or being deleted. sent is what the agent holds as far as the session
+// knows; only one sender uses it at a time.
+func (s *Server) sendWork(ctx context.Context, ms *memberSession, ns string, sent map[string]string, names []string) error {
+	for _, name := range names {
+		if ctx.Err() != nil || ms.sess.Err() != nil {
 			return nil
-		case <-ms.sess.CloseChan():
-			return nil
-		case <-ms.changed:
 		}
-		for _, name := range ms.takeChanged() {
-			w := &placementv1beta1.Work{}
-			err := s.reader.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, w)
-			switch {
-			case err == nil && w.DeletionTimestamp.IsZero():
-				h := workhash.Of(&w.Spec)
-				if sent[name] == h {
-					continue
-				}
-				if err := s.sendUpsert(ctx, ms, w, h); err != nil {
-					return err
-				}
-				sent[name] = h
-			case err == nil || apierrors.IsNotFound(err):
-				if _, ok := sent[name]; !ok && (err != nil || !controllerutil.ContainsFinalizer(w, placementv1beta1.AppliedResourcesCleanupFinalizer)) {
-					continue
-				}
-				if err := s.sendDelete(ms, name); err != nil {
-					return err
-				}
-				delete(sent, name)
-			default:
-				return fmt.Errorf("failed to read Work %s/%s: %w", ns, name, err)
+		w := &placementv1beta1.Work{}
+		err := s.reader.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, w)
+		switch {
+		case err == nil && w.DeletionTimestamp.IsZero():
+			h := workhash.Of(&w.Spec)
+			if sent[name] == h {
+				continue
 			}
+			if err := s.sendUpsert(ctx, ms, w, h); err != nil {
+				return err
+			}
+			sent[name] = h
+		case err == nil || apierrors.IsNotFound(err):
+			if _, ok := sent[name]; !ok && (err != nil || !controllerutil.ContainsFinalizer(w, placementv1beta1.AppliedResourcesCleanupFinalizer)) {
+				continue
+			}
+			if err := s.sendDelete(ms, name); err != nil {
+				return err
+			}
+			delete(sent, name)
+		default:
+			return fmt.Errorf("failed to read Work %s/%s: %w", ns, name, err)
 		}
 	}
+	return nil
 }
 
 func (s *Server) sendUpsert(ctx context.Context, ms *memberSession, w *placementv1beta1.Work, hash string) error {

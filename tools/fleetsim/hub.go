@@ -48,6 +48,8 @@ type hubProcess struct {
 	bin, kubeconfig, logFile string
 	args, env                []string
 	tunnel, metrics, health  string
+	// pprof is the hub's --pprof-bind-address, when one was given.
+	pprof string
 
 	mu        sync.Mutex
 	cmd       *exec.Cmd
@@ -90,6 +92,13 @@ func newHubProcess(bin, kubeconfig, logFile string, extra []string) (*hubProcess
 		"--kubeconfig", kubeconfig, "--namespace", hubNamespace, "--replica-name", "fleetsim",
 		"--tunnel-bind-address", h.tunnel, "--metrics-bind-address", h.metrics, "--health-probe-bind-address", h.health,
 	}, extra...)
+	for i, a := range extra {
+		if a == "--pprof-bind-address" && i+1 < len(extra) {
+			h.pprof = extra[i+1]
+		} else if v, ok := strings.CutPrefix(a, "--pprof-bind-address="); ok {
+			h.pprof = v
+		}
+	}
 	return h, nil
 }
 

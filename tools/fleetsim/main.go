@@ -106,7 +106,7 @@ type options struct {
 	pickN, zones, groupSize               int
 	restart                               bool
 	json                                  bool
-	hubBinary, workDir                    string
+	hubBinary, workDir, profileDir        string
 	hubArgs, hubEnv                       []string
 	joinWorkers, dialWorkers              int
 }
@@ -165,6 +165,7 @@ func newCommand(stdout, stderr io.Writer) *cobra.Command {
 	f.DurationVar(&o.settleTimeout, "settle-timeout", o.settleTimeout, "How long joining, placing, failover or re-sync may take before fleetsim gives up.")
 	f.BoolVar(&o.json, "json", o.json, "Print one JSON object instead of the summary.")
 	f.StringVar(&o.hubBinary, "hub-binary", o.hubBinary, "Hub binary to run (default: build ./hub into the work folder).")
+	f.StringVar(&o.profileDir, "profile-dir", o.profileDir, "Serve the hub's pprof and save its heap and goroutine profiles here at the end of the steady window (reported as steadyProfile).")
 	f.StringVar(&o.workDir, "work-dir", o.workDir, "Folder for the hub's log and kubeconfig (default: a temporary folder, removed unless the run fails).")
 	f.StringArrayVar(&o.hubArgs, "hub-arg", nil, "Extra hub flag (repeatable), e.g. --hub-arg=--scheduler-workers=4.")
 	f.StringArrayVar(&o.hubEnv, "hub-env", nil, "Extra NAME=VALUE in the hub's environment (repeatable), e.g. --hub-env=GOMEMLIMIT=1536MiB.")
@@ -297,6 +298,9 @@ type report struct {
 	// BadMembers (with --bad-members): how many the hub closed, and how many
 	// sessions of other members dropped meanwhile.
 	BadMembers *badReport `json:"badMembers,omitempty"`
+	// SteadyProfile (with --profile-dir): the hub at the end of the steady
+	// window.
+	SteadyProfile *steadyProfile `json:"steadyProfile,omitempty"`
 	// Error is why the run failed, when it did: the figures before it are
 	// those of the phases that completed.
 	Error string `json:"error,omitempty"`
@@ -415,6 +419,10 @@ func (r *report) print(w io.Writer) {
 	}
 	if b := r.BadMembers; b != nil {
 		fmt.Fprintf(w, "  bad members: %d of %d closed by the hub; other sessions dropped meanwhile: %d; %d of %d others still connected\n", b.Closed, b.Members, b.OthersDropped, b.OthersStillSynced, b.OthersInTheFleet)
+	}
+	if p := r.SteadyProfile; p != nil {
+		fmt.Fprintf(w, "  end of the steady window: RSS %.0f MiB (%.1f KiB a member), heap in use %.0f MiB, stacks %.0f MiB, %d goroutines (%.2f a member); profiles in %s\n",
+			float64(p.RSSBytes)/(1<<20), p.RSSPerMember/1024, float64(p.HeapInuseBytes)/(1<<20), float64(p.StackInuse)/(1<<20), p.Goroutines, p.GoroutinesPer, p.Dir)
 	}
 	fmt.Fprintf(w, "  load average (1 min) at start %s, at end %s\n", r.Load[0], r.Load[1])
 	if r.Error != "" {
@@ -542,11 +550,18 @@ func run(ctx context.Context, o options, log io.Writer) (partial *report, err er
 		// Failover in seconds rather than a minute, as the e2e suite does.
 		"--default-toleration", "5s",
 	}, o.hubArgs...)
+	if o.profileDir != "" {
+		pprof, err := freeAddress()
+		if err != nil {
+			return nil, err
+		}
+		hubArgs = append(hubArgs, "--pprof-bind-address", pprof)
+	}
 	s.hub, err = newHubProcess(bin, kubeconfig, filepath.Join(dir, "hub.log"), hubArgs)
-	s.hub.env = o.hubEnv
 	if err != nil {
 		return nil, err
 	}
+	s.hub.env = o.hubEnv
 	done = s.stepf("starting the hub (log: %s)", s.hub.logFile)
 	if err := s.hub.start(ctx); err != nil {
 		return nil, err
@@ -640,6 +655,11 @@ func run(ctx context.Context, o options, log io.Writer) (partial *report, err er
 	r.SteadySeconds = round(time.Since(t0).Seconds())
 	r.APIWritesPerMinute, r.MemberClusterWritesPerMinute = perMinute(before, after, minutes)
 	r.HubCPUSecondsPerMinuteSteady = round((cpu1 - cpu0) / minutes)
+	if o.profileDir != "" {
+		if r.SteadyProfile, err = s.hub.takeProfiles(ctx, o.profileDir, o.members); err != nil {
+			return nil, err
+		}
+	}
 	done()
 
 	if o.badMembers > 0 {
