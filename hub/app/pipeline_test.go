@@ -35,6 +35,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
@@ -75,6 +76,7 @@ func TestPipelineFromPlacementToWorkAndBack(t *testing.T) {
 	testenv.ReadyMember(t, c, "alpha", map[string]string{"env": "prod"})
 	testenv.ReadyMember(t, c, "beta", map[string]string{"env": "dev"})
 	startHub(t)
+	stagesBefore := stageCounts(t)
 	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "app"}}); err != nil {
 		t.Fatal(err)
 	}
@@ -133,6 +135,18 @@ func TestPipelineFromPlacementToWorkAndBack(t *testing.T) {
 		}
 		if len(got.Status.SelectedResources) != 2 {
 			return fmt.Errorf("selected resources: %+v", got.Status.SelectedResources)
+		}
+		return nil
+	})
+	// The placement's way through the pipeline was timed, stage by stage, on
+	// its one cluster.
+	testenv.Eventually(t, 10*time.Second, func() error {
+		after := stageCounts(t)
+		for _, st := range []pipeline.Stage{pipeline.StageSnapshot, pipeline.StageScheduled, pipeline.StageBound, pipeline.StageWork,
+			pipeline.StageApplied, pipeline.StageAvailable, pipeline.StagePlacement} {
+			if after[st] <= stagesBefore[st] {
+				return fmt.Errorf("flotilla_placement_stage_seconds{stage=%q} was not observed (count %d before, %d after)", st, stagesBefore[st], after[st])
+			}
 		}
 		return nil
 	})
@@ -421,4 +435,28 @@ func TestLeavingMemberIsRemovedInOrder(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// stageCounts reads how many times each stage of flotilla_placement_stage_seconds
+// was observed in this process.
+func stageCounts(t *testing.T) map[pipeline.Stage]uint64 {
+	t.Helper()
+	families, err := metrics.Registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[pipeline.Stage]uint64{}
+	for _, f := range families {
+		if f.GetName() != "flotilla_placement_stage_seconds" {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "stage" {
+					out[pipeline.Stage(l.GetValue())] = m.GetHistogram().GetSampleCount()
+				}
+			}
+		}
+	}
+	return out
 }

@@ -173,12 +173,15 @@ func setupHub(_ context.Context, mgr ctrl.Manager, opts *Options) error {
 	if err != nil {
 		return fmt.Errorf("failed to set up the client of --prometheus-url: %w", err)
 	}
+	// One change of a placement is timed through every controller it passes.
+	spans := pipeline.NewSpans(mgr.GetLogger().WithName("spans"))
 	controllers := []interface{ SetupWithManager(ctrl.Manager) error }{
 		&placement.Reconciler{Client: owner(pipeline.ManagerPlacement), Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorder("placement"), Resources: watcher,
-			Workers: opts.Workers.Placement},
+			Workers: opts.Workers.Placement, Spans: spans},
 		&scheduler.Reconciler{Client: owner(pipeline.ManagerScheduler), Scheme: mgr.GetScheme(),
 			Framework: plugins.NewFramework(framework.Options{}), Rand: rand.New(rand.NewSource(time.Now().UnixNano())),
-			GracefulTimeout: opts.EvictionGracefulTimeout, Recorder: mgr.GetEventRecorder("scheduler"), Workers: opts.Workers.Scheduler},
+			GracefulTimeout: opts.EvictionGracefulTimeout, Recorder: mgr.GetEventRecorder("scheduler"), Workers: opts.Workers.Scheduler,
+			Spans: spans},
 		&failover.Reconciler{Client: owner(pipeline.ManagerFailover), Recorder: mgr.GetEventRecorder("failover"),
 			DefaultTolerationSeconds: int64(opts.DefaultToleration / time.Second), // whole seconds: Validate
 			Limiter:                  rate.NewLimiter(rate.Limit(opts.EvictionRate), opts.EvictionBurst),
@@ -189,9 +192,9 @@ func setupHub(_ context.Context, mgr ctrl.Manager, opts *Options) error {
 			Workers: opts.Workers.Membership},
 		&location.Reconciler{Client: mgr.GetClient()},
 		&rollout.Reconciler{Client: owner(pipeline.ManagerRollout), Workers: opts.Workers.Rollout, Recorder: mgr.GetEventRecorder("rollout"),
-			Prometheus: prom},
+			Prometheus: prom, Spans: spans},
 		&workgen.Reconciler{Client: owner(pipeline.ManagerWorkGenerator), Scheme: mgr.GetScheme(), Workers: opts.Workers.WorkGenerator,
-			Recorder: mgr.GetEventRecorder("workgen"), HubName: opts.HubName},
+			Recorder: mgr.GetEventRecorder("workgen"), HubName: opts.HubName, Spans: spans},
 		&workcleanup.Reconciler{Client: owner(pipeline.ManagerWorkCleanup), Recorder: mgr.GetEventRecorder("workcleanup"), Timeout: opts.WorkCleanupTimeout},
 		&eviction.Reconciler{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder("eviction")},
 		// Staged update runs roll out placements with strategy type External.

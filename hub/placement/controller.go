@@ -69,9 +69,11 @@ type Reconciler struct {
 	// Workers is how many placements are reconciled at once. Default: 1.
 	Workers int
 
-	// changedAt remembers, per placement, when this process last created a
-	// snapshot for it, for flotilla_placement_available_seconds.
-	changedAt sync.Map
+	// Spans times each change of a placement through the pipeline; this
+	// controller starts a change when it writes a snapshot and ends it when the
+	// placement is Available (flotilla_placement_available_seconds and
+	// flotilla_placement_stage_seconds). Nil: not timed.
+	Spans *pipeline.Spans
 	// created remembers the newest snapshot indexes this process created per
 	// placement (snapshotKey → int), so that a reconcile whose cached list
 	// does not show them yet waits for the cache instead of writing a second
@@ -105,6 +107,8 @@ type scope struct {
 	// cacheBehind is set when the cache does not show a snapshot this process
 	// created yet: the reconcile stops, writes no status, and comes back.
 	cacheBehind bool
+	// changed is set when this reconcile created a policy or resource snapshot.
+	changed bool
 }
 
 // Reconcile drives one placement.
@@ -141,6 +145,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (_ ct
 		pipeline.Phase[scope]{Name: "write the policy snapshot", Run: r.ensurePolicySnapshot},
 		pipeline.Phase[scope]{Name: "write the resource snapshot", Run: r.ensureResourceSnapshot},
 	)
+	if s.changed && s.resourceSnapshot != nil {
+		// Name the change's resource snapshot (the policy alone changed).
+		r.Spans.Start(key, s.now.Time, s.resourceSnapshot.GetName())
+	}
 	if err == nil && s.cacheBehind {
 		// Snapshots are not watched here: look again once the cache has had
 		// time to catch up.
@@ -203,7 +211,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, key pipeline.Placement
 	if err := pipeline.RemoveFinalizer(ctx, r.Client, crp, placementv1beta1.PlacementCleanupFinalizer, pipeline.ManagerPlacement); err != nil {
 		return ctrl.Result{}, err
 	}
-	r.changedAt.Delete(key)
+	r.Spans.Forget(key)
 	r.forgetCreated(key)
 	return ctrl.Result{}, nil
 }

@@ -17,8 +17,6 @@ limitations under the License.
 package placement
 
 import (
-	"time"
-
 	"github.com/prometheus/client_golang/prometheus"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
@@ -29,25 +27,33 @@ import (
 
 var availableSeconds = prometheus.NewHistogram(prometheus.HistogramOpts{
 	Name:    "flotilla_placement_available_seconds",
-	Help:    "Time from a placement's new resource or policy snapshot (its creation, a policy change, an edit of a selected object) to the placement being Available on all its clusters.",
+	Help:    "Time from the reconcile that found a change of a placement (its creation, a policy change, an edit of a selected object) to the placement being Available on all its clusters.",
 	Buckets: prometheus.ExponentialBuckets(0.125, 2, 12),
 })
 
 func init() { metrics.Registry.MustRegister(availableSeconds) }
 
-// changed notes that a placement got a new snapshot now.
-func (r *Reconciler) changed(placement pipeline.PlacementKey) {
-	r.changedAt.Store(placement, time.Now())
+// startChange opens the change this reconcile found in Spans, as soon as it
+// wrote a snapshot of it: the scheduler starts on the policy snapshot before
+// the resource snapshot is written.
+func (r *Reconciler) startChange(s *scope) {
+	s.changed = true
+	name := ""
+	if s.resourceSnapshot != nil {
+		name = s.resourceSnapshot.GetName()
+	}
+	r.Spans.Start(s.key, s.now.Time, name)
 }
 
-// observeAvailable observes flotilla_placement_available_seconds when a
-// placement turns Available after a change this process saw.
+// observeAvailable ends the placement's change in Spans, and observes
+// flotilla_placement_available_seconds, when the placement turns Available
+// after a change this process started.
 func (r *Reconciler) observeAvailable(before, after placementv1beta1.PlacementObj) {
 	t := after.PlacementConditionType(placementv1beta1.ConditionAvailable)
 	if conditions.IsTrue(before.GetPlacementStatus().Conditions, t) || !conditions.IsTrue(after.GetPlacementStatus().Conditions, t) {
 		return
 	}
-	if at, ok := r.changedAt.LoadAndDelete(pipeline.KeyOf(after)); ok {
-		availableSeconds.Observe(time.Since(at.(time.Time)).Seconds())
+	if took, ok := r.Spans.Done(pipeline.KeyOf(after)); ok {
+		availableSeconds.Observe(took.Seconds())
 	}
 }

@@ -167,7 +167,7 @@ func (r *Reconciler) ensurePolicySnapshot(ctx context.Context, s *scope) error {
 	}
 	r.recordCreated(s.key, policySnapshots, idx)
 	s.policySnapshot = snap
-	r.changed(s.key)
+	r.startChange(s)
 	return r.prunePolicySnapshots(ctx, s, append(list, snap))
 }
 
@@ -319,7 +319,7 @@ func (r *Reconciler) ensureResourceSnapshot(ctx context.Context, s *scope) error
 		}
 	}
 	r.recordCreated(s.key, resourceSnapshots, idx)
-	r.changed(s.key)
+	r.startChange(s)
 	r.Recorder.Eventf(crp, s.resourceSnapshot, corev1.EventTypeNormal, "ResourceSnapshotCreated", "Snapshot",
 		"Selected resources changed: created snapshot %s (index %d, %d objects in %d snapshots)", s.resourceSnapshot.GetName(), idx, len(contents), len(parts))
 	return r.pruneResourceSnapshots(ctx, list, historyLimit(crp))

@@ -78,6 +78,10 @@ type Reconciler struct {
 	Client client.Client
 	// Workers is how many placements are rolled out at once. Default: 1.
 	Workers int
+	// Spans times each change of a placement through the pipeline: this
+	// controller marks each binding it moves to the latest resource snapshot
+	// (pipeline.StageBound). Nil: not timed.
+	Spans *pipeline.Spans
 	// Now is the clock. Default: time.Now.
 	Now func() time.Time
 	// Recorder records Events on the placement when its maintenance windows
@@ -289,6 +293,7 @@ func (r *Reconciler) move(ctx context.Context, s *scope) error {
 			if err := r.moveTo(ctx, crp, b, latest, s.overrides[name], step.Action == ActionBind); err != nil {
 				return err
 			}
+			r.Spans.Mark(s.key, cluster, pipeline.StageBound, latest.GetName())
 			r.waves.start(wave, latest.GetName(), now)
 			lg.V(1).Info("moved binding", "binding", name, "cluster", cluster, "snapshot", latest.GetName(), "action", step.Action)
 		case ActionNone:

@@ -75,6 +75,10 @@ type Reconciler struct {
 	Recorder events.EventRecorder
 	// Workers is how many placements are scheduled at once. Default: 1.
 	Workers int
+	// Spans times each change of a placement through the pipeline: this
+	// controller marks each binding it creates (pipeline.StageScheduled).
+	// Nil: not timed.
+	Spans *pipeline.Spans
 
 	// fleet holds the member clusters for the cycles, fed by the MemberCluster
 	// watch (set by SetupWithManager).

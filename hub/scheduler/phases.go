@@ -412,6 +412,9 @@ func (r *Reconciler) write(ctx context.Context, s *scope, group string, plan bin
 	failed := pipeline.Parallel(len(plan.create), func(i int) error {
 		var err error
 		created[i], err = r.createBinding(ctx, s, group, plan.create[i])
+		if created[i] != nil {
+			r.Spans.Mark(s.key, plan.create[i].cluster, pipeline.StageScheduled, "")
+		}
 		return err
 	})
 	createdOn := make(map[string]placementv1beta1.BindingObj, len(created))

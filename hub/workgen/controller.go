@@ -72,6 +72,10 @@ type Reconciler struct {
 	// every manifest; "" leaves that annotation out. The hub sets it from
 	// --hub-name.
 	HubName string
+	// Spans times each change of a placement through the pipeline: this
+	// controller marks each binding's Work written, applied and available
+	// (pipeline.StageWork, StageApplied, StageAvailable). Nil: not timed.
+	Spans *pipeline.Spans
 }
 
 // ownedConditions are the binding conditions the work generator writes.
@@ -268,6 +272,7 @@ func (r *Reconciler) writeWork(ctx context.Context, s *scope) error {
 		s.status.err = fmt.Errorf("failed to write Work %s/%s: %w", ns, work.Name, err)
 	default:
 		s.status.work = work
+		r.Spans.Mark(placementOf(b), b.GetBindingSpec().TargetCluster, pipeline.StageWork, b.GetBindingSpec().ResourceSnapshotName)
 	}
 	return nil
 }
@@ -304,7 +309,19 @@ func (r *Reconciler) writeStatus(ctx context.Context, s *scope) error {
 		s.log.Info("not sending resources", "reason", content.reason, "error", content.Error())
 	}
 	w := pipeline.BindingWriter{Client: r.Client, Manager: pipeline.ManagerWorkGenerator, Conditions: ownedConditions}
-	return w.ApplyStatus(ctx, b, s.plan.status)
+	if err := w.ApplyStatus(ctx, b, s.plan.status); err != nil {
+		return err
+	}
+	spec := b.GetBindingSpec()
+	for _, m := range []struct {
+		condition string
+		stage     pipeline.Stage
+	}{{placementv1beta1.ConditionApplied, pipeline.StageApplied}, {placementv1beta1.ConditionAvailable, pipeline.StageAvailable}} {
+		if conditions.IsTrue(s.plan.status.Conditions, m.condition) {
+			r.Spans.Mark(placementOf(b), spec.TargetCluster, m.stage, spec.ResourceSnapshotName)
+		}
+	}
+	return nil
 }
 
 // keepPlacementLists keeps the lists the binding reports while its Work cannot

@@ -429,3 +429,7 @@ func parseLabels(s string) map[string]string {
 	}
 	return out
 }
+
+// cycleMetric is the scheduler's histogram of its cycles
+// (hub/scheduler/framework/metrics.go).
+const cycleMetric = "flotilla_scheduling_cycle_duration_seconds"

@@ -72,6 +72,7 @@ import (
 	"github.com/flotilla-io/flotilla/hub/tunnelserver"
 	"github.com/flotilla-io/flotilla/pkg/conditions"
 	"github.com/flotilla-io/flotilla/pkg/testenv"
+	"github.com/flotilla-io/flotilla/tools/internal/stages"
 	"github.com/flotilla-io/flotilla/tools/toolchain"
 )
 
@@ -282,6 +283,13 @@ type report struct {
 	// PlaceWrites are the API writes while placing, by resource: what the
 	// pipeline costs the API server for these placements.
 	PlaceWrites map[string]float64 `json:"placeWrites,omitempty"`
+	// PlaceStages is where placing spent its time, by stage of the pipeline
+	// (flotilla_placement_stage_seconds: each stage timed from the one before
+	// it, the per-cluster stages once a cluster).
+	PlaceStages []stages.Times `json:"placeStages,omitempty"`
+	// PlaceCycles are the scheduler's cycles while placing, by placement type
+	// (flotilla_scheduling_cycle_duration_seconds, inside the hub).
+	PlaceCycles []stages.Times `json:"placeCycles,omitempty"`
 	// FailoverSeconds: from killing members to their PickN placements being
 	// Available on other clusters (with --kill).
 	FailoverSeconds *quantiles `json:"failoverSeconds,omitempty"`
@@ -396,6 +404,15 @@ func (r *report) print(w io.Writer) {
 			c := r.PlaceControllers[n]
 			fmt.Fprintf(w, "    %-28s %6.0f; %7.3fs, %7.3fs\n", n, c.Items, c.MeanWaitSeconds, c.MeanWorkSeconds)
 		}
+	}
+	if len(r.PlaceStages) > 0 {
+		fmt.Fprintf(w, "  while placing, by stage in the hub (count; mean, p50, p99):\n")
+		for _, t := range r.PlaceStages {
+			fmt.Fprintf(w, "    %-28s %6d; %7.3fs, %7.3fs, %7.3fs\n", t.Name, t.Count, t.Mean, t.P50, t.P99)
+		}
+	}
+	for _, t := range r.PlaceCycles {
+		fmt.Fprintf(w, "  scheduling cycles while placing, %s: %d; mean %.4fs, p50 %.4fs, p99 %.4fs\n", t.Name, t.Count, t.Mean, t.P50, t.P99)
 	}
 	q("failover (killed member → PickN Available elsewhere)", r.FailoverSeconds)
 	if z := r.ZoneLoss; z != nil {
@@ -598,6 +615,14 @@ func run(ctx context.Context, o options, log io.Writer) (partial *report, err er
 	if err != nil {
 		return nil, err
 	}
+	stagesBefore, err := stages.Read(ctx, s.hub.metrics)
+	if err != nil {
+		return nil, err
+	}
+	cyclesBefore, err := stages.ReadHistograms(ctx, s.hub.metrics, cycleMetric, "type")
+	if err != nil {
+		return nil, err
+	}
 	writesBefore, err := writeCounts(ctx, s.kube.Discovery().RESTClient())
 	if err != nil {
 		return nil, err
@@ -614,6 +639,16 @@ func run(ctx context.Context, o options, log io.Writer) (partial *report, err er
 		return nil, err
 	}
 	r.PlaceControllers = queuesAfter.since(queuesBefore)
+	stagesAfter, err := stages.Read(ctx, s.hub.metrics)
+	if err != nil {
+		return nil, err
+	}
+	r.PlaceStages = stagesAfter.Since(stagesBefore)
+	cyclesAfter, err := stages.ReadHistograms(ctx, s.hub.metrics, cycleMetric, "type")
+	if err != nil {
+		return nil, err
+	}
+	r.PlaceCycles = cyclesAfter.Since(cyclesBefore)
 	writesAfter, err := writeCounts(ctx, s.kube.Discovery().RESTClient())
 	if err != nil {
 		return nil, err

@@ -56,6 +56,7 @@ import (
 	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
 	"github.com/flotilla-io/flotilla/pkg/conditions"
+	"github.com/flotilla-io/flotilla/tools/internal/stages"
 	"github.com/flotilla-io/flotilla/tools/localfleet/fleet"
 )
 
@@ -144,6 +145,10 @@ func run(ctx context.Context, o options) error {
 	loadBefore := loadAverage()
 	b := &bench{hub: hub, members: members, clusters: len(names), timeout: o.timeout}
 	var place, edit []time.Duration
+	// The hub's own account of each stage (flotilla_placement_stage_seconds),
+	// read after each warm-up round and after each series.
+	var placeStages, editStages []stages.Times
+	var warm stages.Reading
 	for i := 0; i <= o.n; i++ {
 		d, err := b.placeOne(ctx, fmt.Sprintf("latency-%d", i))
 		if err != nil {
@@ -151,7 +156,12 @@ func run(ctx context.Context, o options) error {
 		}
 		if i > 0 { // round 0 warms up
 			place = append(place, d)
+		} else {
+			warm = readStages(ctx, st.HubMetricsAddress)
 		}
+	}
+	if r := readStages(ctx, st.HubMetricsAddress); r != nil && warm != nil {
+		placeStages = r.Since(warm)
 	}
 	for i := 0; i <= o.n; i++ {
 		d, err := b.editOnce(ctx, "latency-0", i)
@@ -160,7 +170,12 @@ func run(ctx context.Context, o options) error {
 		}
 		if i > 0 {
 			edit = append(edit, d)
+		} else {
+			warm = readStages(ctx, st.HubMetricsAddress)
 		}
+	}
+	if r := readStages(ctx, st.HubMetricsAddress); r != nil && warm != nil {
+		editStages = r.Since(warm)
 	}
 	if err := b.cleanup(ctx, o.n); err != nil {
 		fmt.Fprintf(os.Stderr, "latency: cleanup: %v\n", err)
@@ -169,7 +184,40 @@ func run(ctx context.Context, o options) error {
 		runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, loadBefore, loadAverage(), len(names), pollInterval)
 	report("placement -> Available on all members", place)
 	report("hub edit -> on all members", edit)
+	reportStages("placement", placeStages)
+	reportStages("edit", editStages)
 	return nil
+}
+
+// readStages reads the hub's stage histogram, or nil (said on stderr) when
+// the hub cannot be read: the stages explain the numbers, they are not them.
+func readStages(ctx context.Context, addr string) stages.Reading {
+	if addr == "" {
+		return nil
+	}
+	r, err := stages.Read(ctx, addr)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "latency: %v\n", err)
+		return nil
+	}
+	return r
+}
+
+// reportStages prints where the hub says the time of a series went, stage by
+// stage (each from the stage before it; the per-cluster stages once a cluster).
+func reportStages(what string, ts []stages.Times) {
+	if len(ts) == 0 {
+		return
+	}
+	fmt.Printf("%s, by stage in the hub (mean / p50 / p99):", what)
+	for _, t := range ts {
+		fmt.Printf("  %s %s / %s / %s", t.Name, ms(t.Mean), ms(t.P50), ms(t.P99))
+	}
+	fmt.Println()
+}
+
+func ms(seconds float64) string {
+	return time.Duration(seconds * float64(time.Second)).Round(time.Millisecond).String()
 }
 
 // loadAverage is the machine's 1-minute load average, or "unknown": on a shared
