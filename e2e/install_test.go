@@ -19,6 +19,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"slices"
 	"strings"
@@ -27,8 +28,10 @@ import (
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -193,3 +196,58 @@ func hubHosts(ctx context.Context, hub client.Client) ([]string, error) {
 	}
 	return hosts, nil
 }
+
+// The hub's Lease renewals go to the API server's leader-election priority
+// level (manifests/hub/flowschema.yaml): behind the status writes of thousands
+// of members connecting at once, a renewal in the hub's own level missed its
+// deadline. The API server names the FlowSchema and priority level that
+// classified a request in its response headers.
+func TestHubLeaseRenewalsHaveTheLeaderElectionPriorityLevel(t *testing.T) {
+	ctx := context.Background()
+	admin, err := framework.Client(provider.HubKubeconfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema := &flowcontrolv1.FlowSchema{}
+	if err := admin.Get(ctx, types.NamespacedName{Name: "flotilla-hub-leases"}, schema); err != nil {
+		t.Fatalf("manifests/hub installs FlowSchema flotilla-hub-leases: %v", err)
+	}
+	level := &flowcontrolv1.PriorityLevelConfiguration{}
+	if err := admin.Get(ctx, types.NamespacedName{Name: schema.Spec.PriorityLevelConfiguration.Name}, level); err != nil {
+		t.Fatalf("the FlowSchema's priority level: %v", err)
+	}
+	cfg, err := clientcmd.BuildConfigFromFlags("", provider.HubServiceAccountKubeconfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got http.Header
+	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
+		return roundTripFunc(func(r *http.Request) (*http.Response, error) {
+			resp, err := rt.RoundTrip(r)
+			if err == nil {
+				got = resp.Header.Clone()
+			}
+			return resp, err
+		})
+	}
+	hub, err := client.New(cfg, client.Options{Scheme: framework.Scheme()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := hub.Get(ctx, types.NamespacedName{Namespace: "flotilla-system", Name: "flotilla-hub"}, &coordinationv1.Lease{}); err != nil {
+		t.Fatalf("the hub's ServiceAccount reads its leader lease: %v", err)
+	}
+	if uid := got.Get("X-Kubernetes-PF-FlowSchema-UID"); uid != string(schema.UID) {
+		t.Errorf("a Lease read by the hub was classified by FlowSchema UID %q, want flotilla-hub-leases (%s)", uid, schema.UID)
+	}
+	if uid := got.Get("X-Kubernetes-PF-PriorityLevel-UID"); uid != string(level.UID) {
+		t.Errorf("a Lease read by the hub went to priority level UID %q, want %s (%s)", uid, level.Name, level.UID)
+	}
+	if level.Name != "leader-election" {
+		t.Errorf("FlowSchema flotilla-hub-leases names priority level %q, want leader-election", level.Name)
+	}
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }

@@ -144,6 +144,7 @@ func Run(ctx context.Context, opts *Options) error {
 		LeaderElectionID:              "flotilla-hub",
 		LeaderElectionNamespace:       opts.Namespace,
 		LeaderElectionReleaseOnCancel: true,
+		LeaderElectionConfig:          leaseConfig(cfg),
 		LeaseDuration:                 &opts.LeaderElectionLeaseDuration,
 		RenewDeadline:                 &renew,
 		RetryPeriod:                   &retry,

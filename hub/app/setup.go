@@ -87,6 +87,10 @@ func setupHub(_ context.Context, mgr ctrl.Manager, opts *Options) error {
 	if err != nil {
 		return fmt.Errorf("failed to create a dynamic client: %w", err)
 	}
+	leases, err := client.New(leaseConfig(mgr.GetConfig()), client.Options{Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper()})
+	if err != nil {
+		return fmt.Errorf("failed to create the client of the Lease renewals: %w", err)
+	}
 	upsyncHandler := &upsync.Handler{Client: direct, Dynamic: dyn, Mapper: mgr.GetRESTMapper(), Log: mgr.GetLogger().WithName("upsync")}
 	tunnels, err := tunnelserver.New(tunnelserver.Options{
 		Namespace:        opts.Namespace,
@@ -108,6 +112,7 @@ func setupHub(_ context.Context, mgr ctrl.Manager, opts *Options) error {
 		Admission:                  rate.NewLimiter(rate.Limit(opts.TunnelAdmissionRate), opts.TunnelAdmissionBurst),
 		ReplicaLeaseDuration:       opts.ReplicaLeaseDuration,
 		Upsync:                     upsyncHandler,
+		LeaseClient:                client.WithFieldOwner(leases, pipeline.ManagerTunnelServer),
 	}, mgr.GetClient(), client.WithFieldOwner(direct, pipeline.ManagerTunnelServer), mgr.GetCache(), metrics.Registry, mgr.GetEventRecorder("tunnel"), mgr.GetLogger().WithName("tunnel"))
 	if err != nil {
 		return err

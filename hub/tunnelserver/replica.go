@@ -33,7 +33,11 @@ type replicaLease struct{ l *replica.Lease }
 
 // startReplicaLease takes this replica's Lease before any session is served.
 func (s *Server) startReplicaLease(ctx context.Context) (*replicaLease, error) {
-	l := &replica.Lease{Client: s.direct, Namespace: s.opts.Namespace, Replica: s.opts.ReplicaName,
+	lc := s.opts.LeaseClient
+	if lc == nil {
+		lc = s.direct
+	}
+	l := &replica.Lease{Client: lc, Namespace: s.opts.Namespace, Replica: s.opts.ReplicaName,
 		Duration: s.opts.ReplicaLeaseDuration, Log: s.log.WithName("lease"),
 		OnLost: s.standingLost, OnRegained: s.standingRegained}
 	if s.opts.ProxyAdvertiseAddress != "" {

@@ -112,6 +112,10 @@ type Options struct {
 	Admission *rate.Limiter
 	// Upsync takes the agents' Upsync messages; nil drops them.
 	Upsync UpsyncHandler
+	// LeaseClient renews this replica's Lease: a client on a connection of
+	// its own, so that a renewal never waits behind the status writes of
+	// thousands of members connecting. Nil: the direct client.
+	LeaseClient client.Client
 	// Version is the hub's build version: announced to agents, and checked
 	// against theirs (VERSIONING.md). Default: version.Version.
 	Version string
