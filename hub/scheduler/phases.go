@@ -470,6 +470,10 @@ func (r *Reconciler) createBinding(ctx context.Context, s *scope, group string, 
 			labels[schedulinggroup.LabelGroup] = group
 		}
 		b.SetLabels(labels)
+		// The work generator's finalizer, there from the start: added later,
+		// it was a write per cluster that conflicted with this controller's
+		// and the rollout's first writes and was retried (hub/pipeline/ownership.go).
+		controllerutil.AddFinalizer(b, placementv1beta1.WorkCleanupFinalizer)
 		*b.GetBindingSpec() = *c.spec.DeepCopy()
 		// State hand-off: the values known now, frozen for the binding's life.
 		b.GetBindingSpec().HandOff = handoff.Freeze(s.placement.GetPlacementSpec().StateHandOff, s.placement.GetPlacementStatus().HandOff)

@@ -182,8 +182,9 @@ type scope struct {
 	plan statusPlan
 }
 
-// addFinalizer makes the binding wait for its Work's removal (the work
-// generator is the only writer of a binding's finalizers).
+// addFinalizer makes the binding wait for its Work's removal. The scheduler
+// creates bindings with the finalizer; this adds it to one an older hub
+// created without it. Only the work generator removes it.
 func (r *Reconciler) addFinalizer(ctx context.Context, s *scope) error {
 	b := s.status.binding
 	if controllerutil.ContainsFinalizer(b, placementv1beta1.WorkCleanupFinalizer) {
