@@ -83,6 +83,8 @@ func setupHub(_ context.Context, mgr ctrl.Manager, opts *Options) error {
 	// (hub/pipeline/ownership.go says which fields are whose), also where it
 	// does not name one.
 	owner := func(manager string) client.Client { return client.WithFieldOwner(mgr.GetClient(), manager) }
+	pipelineClient := newPipelineClient(mgr)
+	pipe := func(manager string) client.Client { return client.WithFieldOwner(pipelineClient, manager) }
 	dyn, err := dynamic.NewForConfig(mgr.GetConfig())
 	if err != nil {
 		return fmt.Errorf("failed to create a dynamic client: %w", err)
@@ -181,13 +183,13 @@ func setupHub(_ context.Context, mgr ctrl.Manager, opts *Options) error {
 	// One change of a placement is timed through every controller it passes.
 	spans := pipeline.NewSpans(mgr.GetLogger().WithName("spans"))
 	controllers := []interface{ SetupWithManager(ctrl.Manager) error }{
-		&placement.Reconciler{Client: owner(pipeline.ManagerPlacement), Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorder("placement"), Resources: watcher,
+		&placement.Reconciler{Client: pipe(pipeline.ManagerPlacement), Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorder("placement"), Resources: watcher,
 			Workers: opts.Workers.Placement, Spans: spans},
-		&scheduler.Reconciler{Client: owner(pipeline.ManagerScheduler), Scheme: mgr.GetScheme(),
+		&scheduler.Reconciler{Client: pipe(pipeline.ManagerScheduler), Scheme: mgr.GetScheme(),
 			Framework: plugins.NewFramework(framework.Options{}), Rand: rand.New(rand.NewSource(time.Now().UnixNano())),
 			GracefulTimeout: opts.EvictionGracefulTimeout, Recorder: mgr.GetEventRecorder("scheduler"), Workers: opts.Workers.Scheduler,
 			Spans: spans},
-		&failover.Reconciler{Client: owner(pipeline.ManagerFailover), Recorder: mgr.GetEventRecorder("failover"),
+		&failover.Reconciler{Client: pipe(pipeline.ManagerFailover), Recorder: mgr.GetEventRecorder("failover"),
 			DefaultTolerationSeconds: int64(opts.DefaultToleration / time.Second), // whole seconds: Validate
 			Limiter:                  rate.NewLimiter(rate.Limit(opts.EvictionRate), opts.EvictionBurst),
 			IsOurs:                   scheduler.IsOurs, Workers: opts.Workers.Failover},
@@ -196,15 +198,15 @@ func setupHub(_ context.Context, mgr ctrl.Manager, opts *Options) error {
 		&membership.Reconciler{Client: owner(pipeline.ManagerMembership), Recorder: mgr.GetEventRecorder("membership"), NewMemberGrace: opts.NewMemberGrace,
 			Workers: opts.Workers.Membership},
 		&location.Reconciler{Client: mgr.GetClient()},
-		&rollout.Reconciler{Client: owner(pipeline.ManagerRollout), Workers: opts.Workers.Rollout, Recorder: mgr.GetEventRecorder("rollout"),
+		&rollout.Reconciler{Client: pipe(pipeline.ManagerRollout), Workers: opts.Workers.Rollout, Recorder: mgr.GetEventRecorder("rollout"),
 			Prometheus: prom, Spans: spans},
-		&workgen.Reconciler{Client: owner(pipeline.ManagerWorkGenerator), Scheme: mgr.GetScheme(), Workers: opts.Workers.WorkGenerator,
+		&workgen.Reconciler{Client: pipe(pipeline.ManagerWorkGenerator), Scheme: mgr.GetScheme(), Workers: opts.Workers.WorkGenerator,
 			Recorder: mgr.GetEventRecorder("workgen"), HubName: opts.HubName, Spans: spans},
 		&workcleanup.Reconciler{Client: owner(pipeline.ManagerWorkCleanup), Recorder: mgr.GetEventRecorder("workcleanup"), Timeout: opts.WorkCleanupTimeout},
 		&eviction.Reconciler{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder("eviction")},
 		// Staged update runs roll out placements with strategy type External.
 		&updaterun.Reconciler{Client: owner(pipeline.ManagerUpdateRun), Reader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder("updaterun"),
-			Workers: opts.Workers.UpdateRun, Prometheus: prom},
+			Workers: opts.Workers.UpdateRun, Prometheus: prom, Spans: spans},
 		&updaterun.ExternalReconciler{Client: owner(pipeline.ManagerUpdateRun)},
 		&upsync.Reconciler{Client: owner(pipeline.ManagerUpsync), Handler: upsyncHandler},
 		// Override snapshots: every change of an override rolls out like a resource change.
@@ -223,6 +225,17 @@ func setupHub(_ context.Context, mgr ctrl.Manager, opts *Options) error {
 		}
 	}
 	return nil
+}
+
+// newPipelineClient is the client of the controllers a placement's change
+// passes through (placement, scheduler, failover, rollout, work generator):
+// they read their own writes, and each other's, while the cache is behind
+// (pipeline.OwnWrites). Without it a controller woken by one change reads a
+// binding or placement older than its own last write and writes its status
+// again: a second request, a conflict to retry, or conditions whose
+// transition time moves although nothing changed.
+func newPipelineClient(mgr ctrl.Manager) client.Client {
+	return pipeline.NewOwnWrites(mgr.GetClient(), pipeline.PipelineKinds()...)
 }
 
 // clusterProfiles is the ClusterProfile publisher, or nil when it is off

@@ -117,7 +117,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (_ ct
 	crp, err := pipeline.GetPlacement(ctx, r.Client, key)
 	if err != nil {
 		if apierrors.IsNotFound(err) {
+			// Gone without its own deletion here (someone removed its
+			// finalizer): nothing of it is kept.
 			r.forgetCreated(key)
+			r.Spans.Forget(key)
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}

@@ -521,6 +521,13 @@ func (r *Reconciler) setScheduledCondition(ctx context.Context, crp placementv1b
 	was := scheduledOf(b)
 	spec := b.GetBindingSpec()
 	status, reason, msg := scheduledCondition(spec, misplaced, evicting)
+	if sameVerdict(was, status, reason, msg) {
+		// The rollout binding the binding to a snapshot makes a new
+		// generation, about which the scheduler has nothing new to say: the
+		// condition keeps the generation of the verdict (one write less for
+		// every cluster of every change).
+		return nil
+	}
 	conditions.Set(&own, placementv1beta1.ConditionScheduled, status, reason, msg, b.GetGeneration())
 	transition := misplacedTransition(was, misplaced, evicting)
 	if err := r.writer().ApplyStatus(ctx, b, pipeline.BindingStatus{Conditions: own}); err != nil {

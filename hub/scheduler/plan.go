@@ -210,6 +210,16 @@ func scheduledCondition(spec *placementv1beta1.ResourceBindingSpec, misplaced, e
 	return metav1.ConditionTrue, placementv1beta1.ReasonScheduled, msg
 }
 
+// sameVerdict reports whether a binding's Scheduled condition already says
+// status, reason and message. The scheduler writes the condition only when its
+// verdict changes, so the condition's observedGeneration is the binding's
+// generation when the scheduler last changed it; a newer generation it did
+// not change it for (the rollout binding the binding to another snapshot)
+// leaves it as it is.
+func sameVerdict(was *metav1.Condition, status metav1.ConditionStatus, reason, msg string) bool {
+	return was != nil && was.Status == status && was.Reason == reason && was.Message == msg
+}
+
 // misplacedTransition says which Event a Scheduled condition write announces:
 // ReasonMisplaced when the cluster stopped matching, ReasonScheduled when it
 // matches again, "" for none. was is the binding's Scheduled condition before.

@@ -243,6 +243,31 @@ func TestMisplacedTransition(t *testing.T) {
 	}
 }
 
+func TestSameVerdict(t *testing.T) {
+	was := &metav1.Condition{Type: placementv1beta1.ConditionScheduled, Status: metav1.ConditionTrue, Reason: placementv1beta1.ReasonScheduled,
+		Message: "picked", ObservedGeneration: 1}
+	for _, tc := range []struct {
+		name    string
+		was     *metav1.Condition
+		status  metav1.ConditionStatus
+		reason  string
+		message string
+		want    bool
+	}{
+		{"the same verdict at a newer generation is not written again", was, metav1.ConditionTrue, placementv1beta1.ReasonScheduled, "picked", true},
+		{"a binding without the condition gets it", nil, metav1.ConditionTrue, placementv1beta1.ReasonScheduled, "picked", false},
+		{"another status is written", was, metav1.ConditionFalse, placementv1beta1.ReasonScheduled, "picked", false},
+		{"another reason is written", was, metav1.ConditionTrue, placementv1beta1.ReasonMisplaced, "picked", false},
+		{"another message (new scores) is written", was, metav1.ConditionTrue, placementv1beta1.ReasonScheduled, "picked again", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := sameVerdict(tc.was, tc.status, tc.reason, tc.message); got != tc.want {
+				t.Errorf("sameVerdict = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
 func TestFencedCreates(t *testing.T) {
 	fenced := &placementv1beta1.PlacementPolicy{PlacementType: placementv1beta1.PickN, Fencing: &placementv1beta1.FencingPolicy{}}
 	unfenced := &placementv1beta1.PlacementPolicy{PlacementType: placementv1beta1.PickN}

@@ -68,6 +68,10 @@ type Reconciler struct {
 	// that names the hub's --prometheus-url.
 	Prometheus analysis.Prometheus
 
+	// Spans times each placement's change stage by stage; a run marks each
+	// cluster it moves as bound. Default: none.
+	Spans *pipeline.Spans
+
 	// checks holds the runs' compiled analysis checks.
 	checks analysis.Cache
 }

@@ -93,6 +93,7 @@ func TestCanaryApprovalThenProdOneAtATime(t *testing.T) {
 
 	succeededBefore := metricValue(t, "flotilla_updaterun_runs_finished_total", "succeeded")
 	updatedBefore := metricValue(t, "flotilla_updaterun_clusters_updated_total", "")
+	boundBefore := boundCount(t)
 	agents.hold("a-3", true)
 	testenv.Create(t, env.Client, newRun("upd-a-0", "upd-a", "0", "upd-a"))
 	init := waitForRunCondition(t, "upd-a-0", placementv1beta1.ConditionUpdateRunInitialized, metav1.ConditionTrue, placementv1beta1.ReasonUpdateRunInitialized)
@@ -211,6 +212,11 @@ func TestCanaryApprovalThenProdOneAtATime(t *testing.T) {
 	}
 	if got := metricValue(t, "flotilla_updaterun_clusters_updated_total", "") - updatedBefore; got != 3 {
 		t.Errorf("flotilla_updaterun_clusters_updated_total grew by %v, want 3", got)
+	}
+	// The placement's change was timed through the run: each cluster it moved
+	// was marked bound.
+	if got := boundCount(t) - boundBefore; got != 3 {
+		t.Errorf("flotilla_placement_stage_seconds{stage=bound} observed %d clusters, want the 3 the run moved", got)
 	}
 	for _, reason := range []string{"Initialized", "ApprovalRequested", "StageApproved", "Stopped", "StageSucceeded", "Succeeded"} {
 		testenv.Eventually(t, 10*time.Second, func() error { return hasEvent("upd-a-0", reason) })

@@ -172,6 +172,7 @@ func (r *Reconciler) updateClusters(ctx context.Context, s *scope, st *placement
 			if err := moveBinding(ctx, r.Client, b, target, s.placement.Spec.Strategy.ApplyStrategy, refs); err != nil {
 				return plan, err
 			}
+			r.Spans.Mark(pipeline.KeyOf(s.placement), name, pipeline.StageBound, target)
 			if err := applyRolloutStarted(ctx, r.Client, b, bindingRolloutStarted(run.Name, target, index), false); err != nil {
 				return plan, err
 			}

@@ -26,6 +26,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -42,6 +43,7 @@ import (
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
 	"github.com/flotilla-io/flotilla/hub/analysis"
 	"github.com/flotilla-io/flotilla/hub/overrides"
+	"github.com/flotilla-io/flotilla/hub/pipeline"
 	"github.com/flotilla-io/flotilla/hub/placement"
 	"github.com/flotilla-io/flotilla/hub/resources"
 	"github.com/flotilla-io/flotilla/hub/rollout"
@@ -61,6 +63,9 @@ func TestMain(m *testing.M) {
 	ctrl.SetLogger(zap.New(zap.WriteTo(os.Stderr)))
 	os.Exit(testenv.Run(m, testenv.Options{}, func(e *testenv.Env) error { env = e; return nil }))
 }
+
+// spans times the placements' changes, as in the hub.
+var spans = pipeline.NewSpans(logr.Discard())
 
 // runClock is the update-run controller's clock in the hub startHub starts
 // (nil: time.Now); a test that sets it resets it when it ends.
@@ -88,12 +93,13 @@ func startHubWithPrometheus(t *testing.T, agent *memberAgents, prom analysis.Pro
 		}
 		agent.client = mgr.GetClient()
 		controllers := []interface{ SetupWithManager(ctrl.Manager) error }{
-			&placement.Reconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorder("placement"), Resources: watcher},
+			&placement.Reconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorder("placement"), Resources: watcher, Spans: spans},
 			&scheduler.Reconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Framework: plugins.NewFramework(framework.Options{}), GracefulTimeout: 5 * time.Minute},
 			&rollout.Reconciler{Client: mgr.GetClient()},
 			&workgen.Reconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme()},
 			&workcleanup.Reconciler{Client: mgr.GetClient(), Timeout: time.Second},
-			&updaterun.Reconciler{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder("updaterun"), Prometheus: prom, Now: runClock},
+			&updaterun.Reconciler{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder("updaterun"), Prometheus: prom, Now: runClock,
+				Spans: spans},
 			&updaterun.ExternalReconciler{Client: mgr.GetClient()},
 			&overrides.SnapshotReconciler{Client: mgr.GetClient(), Cluster: true},
 			&overrides.SnapshotReconciler{Client: mgr.GetClient()},
@@ -336,6 +342,29 @@ func hasEvent(run, reason string) error {
 		}
 	}
 	return fmt.Errorf("no %s Event on run %s", reason, run)
+}
+
+// boundCount is how many times flotilla_placement_stage_seconds observed the
+// stage bound.
+func boundCount(t *testing.T) uint64 {
+	t.Helper()
+	families, err := metrics.Registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range families {
+		if f.GetName() != "flotilla_placement_stage_seconds" {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "stage" && l.GetValue() == string(pipeline.StageBound) {
+					return m.GetHistogram().GetSampleCount()
+				}
+			}
+		}
+	}
+	return 0
 }
 
 // metricValue returns the value of a counter of the controller-runtime registry,
