@@ -30,6 +30,7 @@ import (
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/client-go/dynamic"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
@@ -59,6 +60,7 @@ import (
 	"github.com/flotilla-io/flotilla/hub/upsync"
 	"github.com/flotilla-io/flotilla/hub/workcleanup"
 	"github.com/flotilla-io/flotilla/hub/workgen"
+	"github.com/flotilla-io/flotilla/pkg/eventnote"
 )
 
 // Scheme returns the types the hub reads and writes.
@@ -115,7 +117,7 @@ func setupHub(_ context.Context, mgr ctrl.Manager, opts *Options) error {
 		ReplicaLeaseDuration:       opts.ReplicaLeaseDuration,
 		Upsync:                     upsyncHandler,
 		LeaseClient:                client.WithFieldOwner(leases, pipeline.ManagerTunnelServer),
-	}, mgr.GetClient(), client.WithFieldOwner(direct, pipeline.ManagerTunnelServer), mgr.GetCache(), metrics.Registry, mgr.GetEventRecorder("tunnel"), mgr.GetLogger().WithName("tunnel"))
+	}, mgr.GetClient(), client.WithFieldOwner(direct, pipeline.ManagerTunnelServer), mgr.GetCache(), metrics.Registry, eventRecorder(mgr, "tunnel"), mgr.GetLogger().WithName("tunnel"))
 	if err != nil {
 		return err
 	}
@@ -161,7 +163,7 @@ func setupHub(_ context.Context, mgr ctrl.Manager, opts *Options) error {
 	// replica whose Lease expired as disconnected.
 	for _, r := range []manager.Runnable{
 		&join.TokenCleaner{Client: direct, Namespace: opts.Namespace, Log: mgr.GetLogger().WithName("tokens")},
-		&replica.Sweeper{Client: owner(pipeline.ManagerReplicaSweeper), Direct: direct, Recorder: mgr.GetEventRecorder("replicas"),
+		&replica.Sweeper{Client: owner(pipeline.ManagerReplicaSweeper), Direct: direct, Recorder: eventRecorder(mgr, "replicas"),
 			Namespace: opts.Namespace, Interval: opts.ReplicaLeaseDuration / 3, Log: mgr.GetLogger().WithName("replicas")},
 	} {
 		if err := mgr.Add(r); err != nil {
@@ -183,29 +185,29 @@ func setupHub(_ context.Context, mgr ctrl.Manager, opts *Options) error {
 	// One change of a placement is timed through every controller it passes.
 	spans := pipeline.NewSpans(mgr.GetLogger().WithName("spans"))
 	controllers := []interface{ SetupWithManager(ctrl.Manager) error }{
-		&placement.Reconciler{Client: pipe(pipeline.ManagerPlacement), Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorder("placement"), Resources: watcher,
+		&placement.Reconciler{Client: pipe(pipeline.ManagerPlacement), Scheme: mgr.GetScheme(), Recorder: eventRecorder(mgr, "placement"), Resources: watcher,
 			Workers: opts.Workers.Placement, Spans: spans},
 		&scheduler.Reconciler{Client: pipe(pipeline.ManagerScheduler), Scheme: mgr.GetScheme(),
 			Framework: plugins.NewFramework(framework.Options{}), Rand: rand.New(rand.NewSource(time.Now().UnixNano())),
-			GracefulTimeout: opts.EvictionGracefulTimeout, Recorder: mgr.GetEventRecorder("scheduler"), Workers: opts.Workers.Scheduler,
+			GracefulTimeout: opts.EvictionGracefulTimeout, Recorder: eventRecorder(mgr, "scheduler"), Workers: opts.Workers.Scheduler,
 			Spans: spans},
-		&failover.Reconciler{Client: pipe(pipeline.ManagerFailover), Recorder: mgr.GetEventRecorder("failover"),
+		&failover.Reconciler{Client: pipe(pipeline.ManagerFailover), Recorder: eventRecorder(mgr, "failover"),
 			DefaultTolerationSeconds: int64(opts.DefaultToleration / time.Second), // whole seconds: Validate
 			Limiter:                  rate.NewLimiter(rate.Limit(opts.EvictionRate), opts.EvictionBurst),
 			IsOurs:                   scheduler.IsOurs, Workers: opts.Workers.Failover},
-		&failover.FailbackReconciler{Client: owner(pipeline.ManagerFailback), Recorder: mgr.GetEventRecorder("failback"), IsOurs: scheduler.IsOurs},
-		&failover.FencingReconciler{Client: owner(pipeline.ManagerFencing), Recorder: mgr.GetEventRecorder("fencing"), Margin: opts.FencingMargin},
-		&membership.Reconciler{Client: owner(pipeline.ManagerMembership), Recorder: mgr.GetEventRecorder("membership"), NewMemberGrace: opts.NewMemberGrace,
+		&failover.FailbackReconciler{Client: owner(pipeline.ManagerFailback), Recorder: eventRecorder(mgr, "failback"), IsOurs: scheduler.IsOurs},
+		&failover.FencingReconciler{Client: owner(pipeline.ManagerFencing), Recorder: eventRecorder(mgr, "fencing"), Margin: opts.FencingMargin},
+		&membership.Reconciler{Client: owner(pipeline.ManagerMembership), Recorder: eventRecorder(mgr, "membership"), NewMemberGrace: opts.NewMemberGrace,
 			Workers: opts.Workers.Membership},
 		&location.Reconciler{Client: mgr.GetClient()},
-		&rollout.Reconciler{Client: pipe(pipeline.ManagerRollout), Workers: opts.Workers.Rollout, Recorder: mgr.GetEventRecorder("rollout"),
+		&rollout.Reconciler{Client: pipe(pipeline.ManagerRollout), Workers: opts.Workers.Rollout, Recorder: eventRecorder(mgr, "rollout"),
 			Prometheus: prom, Spans: spans},
 		&workgen.Reconciler{Client: pipe(pipeline.ManagerWorkGenerator), Scheme: mgr.GetScheme(), Workers: opts.Workers.WorkGenerator,
-			Recorder: mgr.GetEventRecorder("workgen"), HubName: opts.HubName, Spans: spans},
-		&workcleanup.Reconciler{Client: owner(pipeline.ManagerWorkCleanup), Recorder: mgr.GetEventRecorder("workcleanup"), Timeout: opts.WorkCleanupTimeout},
-		&eviction.Reconciler{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder("eviction")},
+			Recorder: eventRecorder(mgr, "workgen"), HubName: opts.HubName, Spans: spans},
+		&workcleanup.Reconciler{Client: owner(pipeline.ManagerWorkCleanup), Recorder: eventRecorder(mgr, "workcleanup"), Timeout: opts.WorkCleanupTimeout},
+		&eviction.Reconciler{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Recorder: eventRecorder(mgr, "eviction")},
 		// Staged update runs roll out placements with strategy type External.
-		&updaterun.Reconciler{Client: owner(pipeline.ManagerUpdateRun), Reader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder("updaterun"),
+		&updaterun.Reconciler{Client: owner(pipeline.ManagerUpdateRun), Reader: mgr.GetAPIReader(), Recorder: eventRecorder(mgr, "updaterun"),
 			Workers: opts.Workers.UpdateRun, Prometheus: prom, Spans: spans},
 		&updaterun.ExternalReconciler{Client: owner(pipeline.ManagerUpdateRun)},
 		&upsync.Reconciler{Client: owner(pipeline.ManagerUpsync), Handler: upsyncHandler},
@@ -225,6 +227,13 @@ func setupHub(_ context.Context, mgr ctrl.Manager, opts *Options) error {
 		}
 	}
 	return nil
+}
+
+// eventRecorder is the manager's recorder for a component, with every note cut
+// to what the API server accepts (eventnote.Bound): an Event whose note names
+// hundreds of clusters is recorded cut rather than rejected and lost.
+func eventRecorder(mgr ctrl.Manager, name string) events.EventRecorder {
+	return eventnote.Bounded(mgr.GetEventRecorder(name))
 }
 
 // newPipelineClient is the client of the controllers a placement's change
@@ -266,5 +275,5 @@ func clusterProfiles(mgr ctrl.Manager, opts *Options) (*clusterprofile.Reconcile
 	}
 	log.Info("Publishing ClusterProfiles", "namespace", opts.ClusterProfileNamespace, "server", access.Server)
 	return &clusterprofile.Reconciler{Client: client.WithFieldOwner(mgr.GetClient(), clusterprofile.FieldManager),
-		Recorder: mgr.GetEventRecorder("clusterprofile"), Namespace: opts.ClusterProfileNamespace, Access: access}, nil
+		Recorder: eventRecorder(mgr, "clusterprofile"), Namespace: opts.ClusterProfileNamespace, Access: access}, nil
 }
