@@ -26,10 +26,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
+	"github.com/flotilla-io/flotilla/pkg/eventnote"
 )
-
-// maxEventNote bounds the note of an ObjectsReleased Event (the API allows 1 KiB).
-const maxEventNote = 1000
 
 // reportReleased tells the hub's users what a member kept instead of deleting it
 // when it removed a deleted Work: an ObjectsReleased Event on the Work and on its
@@ -43,7 +41,7 @@ func (s *Server) reportReleased(ctx context.Context, member, ns, workName string
 	if err := s.direct.Get(ctx, types.NamespacedName{Namespace: ns, Name: workName}, w); err != nil {
 		return
 	}
-	note := truncateNote("member " + member + " kept " + strings.Join(released, "; "))
+	note := eventnote.Bound("member " + member + " kept " + strings.Join(released, "; "))
 	s.recorder.Eventf(w, nil, corev1.EventTypeNormal, placementv1beta1.EventReasonObjectsReleased, "Release", "%s", note)
 	if p := s.placementOf(ctx, w); p != nil {
 		s.recorder.Eventf(p, nil, corev1.EventTypeNormal, placementv1beta1.EventReasonObjectsReleased, "Release", "%s", note)
@@ -66,11 +64,4 @@ func (s *Server) placementOf(ctx context.Context, w *placementv1beta1.Work) runt
 	// Gone, or unreadable: the stand-in still names it.
 	_ = s.direct.Get(ctx, client.ObjectKeyFromObject(p), p)
 	return p
-}
-
-func truncateNote(s string) string {
-	if len(s) <= maxEventNote {
-		return s
-	}
-	return s[:maxEventNote-3] + "..."
 }
