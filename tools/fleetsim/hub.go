@@ -411,6 +411,18 @@ func writeCounts(ctx context.Context, rc rest.Interface) (map[string]float64, er
 	return out, nil
 }
 
+// writesSince returns the writes by resource between two writeCounts, only
+// the resources written.
+func writesSince(before, after map[string]float64) map[string]float64 {
+	out := map[string]float64{}
+	for res, n := range after {
+		if d := n - before[res]; d > 0 {
+			out[res] = d
+		}
+	}
+	return out
+}
+
 func parseLabels(s string) map[string]string {
 	out := map[string]string{}
 	for s != "" {

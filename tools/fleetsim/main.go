@@ -257,6 +257,11 @@ type report struct {
 	// JoinSettleSeconds is how long, after the joins, the hub's controllers
 	// took to empty their work queues (before the placements are created).
 	JoinSettleSeconds float64 `json:"joinSettleSeconds"`
+	// JoinControllers and JoinWrites are PlaceControllers and PlaceWrites for
+	// joining: from the first join until the hub's queues are empty after
+	// the last (what a member's join costs the hub and its API server).
+	JoinControllers map[string]*controllerTimes `json:"joinControllers,omitempty"`
+	JoinWrites      map[string]float64          `json:"joinWrites,omitempty"`
 	// SettleSeconds is how long, after --warmup, the hub's controllers took to
 	// empty their work queues (the backlog of joining and placing).
 	SettleSeconds float64 `json:"settleSeconds"`
@@ -389,22 +394,8 @@ func (r *report) print(w io.Writer) {
 		}
 	}
 	q("placement to Available", r.PlacementAvailableSeconds)
-	if len(r.PlaceControllers) > 0 {
-		names := make([]string, 0, len(r.PlaceControllers))
-		for n := range r.PlaceControllers {
-			names = append(names, n)
-		}
-		sort.Slice(names, func(i, j int) bool {
-			a, b := r.PlaceControllers[names[i]], r.PlaceControllers[names[j]]
-			return a.WaitSeconds+a.WorkSeconds > b.WaitSeconds+b.WorkSeconds
-		})
-		fmt.Fprintf(w, "  while placing, API writes by resource: %v\n", r.PlaceWrites)
-		fmt.Fprintf(w, "  while placing, by hub controller (items; mean wait in its queue, mean work):\n")
-		for _, n := range names {
-			c := r.PlaceControllers[n]
-			fmt.Fprintf(w, "    %-28s %6.0f; %7.3fs, %7.3fs\n", n, c.Items, c.MeanWaitSeconds, c.MeanWorkSeconds)
-		}
-	}
+	printControllers(w, "joining", r.JoinControllers, r.JoinWrites)
+	printControllers(w, "placing", r.PlaceControllers, r.PlaceWrites)
 	if len(r.PlaceStages) > 0 {
 		fmt.Fprintf(w, "  while placing, by stage in the hub (count; mean, p50, p99):\n")
 		for _, t := range r.PlaceStages {
@@ -444,6 +435,28 @@ func (r *report) print(w io.Writer) {
 	fmt.Fprintf(w, "  load average (1 min) at start %s, at end %s\n", r.Load[0], r.Load[1])
 	if r.Error != "" {
 		fmt.Fprintf(w, "  the run failed (the figures above are those of the phases before): %s\n", r.Error)
+	}
+}
+
+// printControllers prints a phase's API writes and its time by hub
+// controller, the busiest first.
+func printControllers(w io.Writer, phase string, controllers map[string]*controllerTimes, writes map[string]float64) {
+	if len(controllers) == 0 {
+		return
+	}
+	names := make([]string, 0, len(controllers))
+	for n := range controllers {
+		names = append(names, n)
+	}
+	sort.Slice(names, func(i, j int) bool {
+		a, b := controllers[names[i]], controllers[names[j]]
+		return a.WaitSeconds+a.WorkSeconds > b.WaitSeconds+b.WorkSeconds
+	})
+	fmt.Fprintf(w, "  while %s, API writes by resource: %v\n", phase, writes)
+	fmt.Fprintf(w, "  while %s, by hub controller (items; mean wait in its queue, mean work):\n", phase)
+	for _, n := range names {
+		c := controllers[n]
+		fmt.Fprintf(w, "    %-28s %6.0f; %7.3fs, %7.3fs\n", n, c.Items, c.MeanWaitSeconds, c.MeanWorkSeconds)
 	}
 }
 
@@ -595,6 +608,14 @@ func run(ctx context.Context, o options, log io.Writer) (partial *report, err er
 		return nil, err
 	}
 
+	joinQueuesBefore, err := s.hub.queueTimes()
+	if err != nil {
+		return nil, err
+	}
+	joinWritesBefore, err := writeCounts(ctx, s.kube.Discovery().RESTClient())
+	if err != nil {
+		return nil, err
+	}
 	start := time.Now()
 	done = s.phasef("join", "joining %d members (bootstrap tokens, join endpoint) and connecting them", o.members)
 	if err := s.joinAll(ctx); err != nil {
@@ -608,6 +629,16 @@ func run(ctx context.Context, o options, log io.Writer) (partial *report, err er
 	if r.JoinSettleSeconds, err = s.hub.settle(ctx, o.settleTimeout); err != nil {
 		return nil, err
 	}
+	joinQueuesAfter, err := s.hub.queueTimes()
+	if err != nil {
+		return nil, err
+	}
+	r.JoinControllers = joinQueuesAfter.since(joinQueuesBefore)
+	joinWritesAfter, err := writeCounts(ctx, s.kube.Discovery().RESTClient())
+	if err != nil {
+		return nil, err
+	}
+	r.JoinWrites = writesSince(joinWritesBefore, joinWritesAfter)
 	done()
 
 	done = s.phasef("place", "placing %d placements", o.placements+o.zoneLoss)
@@ -653,12 +684,7 @@ func run(ctx context.Context, o options, log io.Writer) (partial *report, err er
 	if err != nil {
 		return nil, err
 	}
-	r.PlaceWrites = map[string]float64{}
-	for res, n := range writesAfter {
-		if d := n - writesBefore[res]; d > 0 {
-			r.PlaceWrites[res] = d
-		}
-	}
+	r.PlaceWrites = writesSince(writesBefore, writesAfter)
 	r.Bindings = s.tracker.bindings()
 	done()
 
