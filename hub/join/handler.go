@@ -38,6 +38,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
+	"github.com/flotilla-io/flotilla/hub/membership"
 	"github.com/flotilla-io/flotilla/hub/pki"
 	"github.com/flotilla-io/flotilla/hub/readiness"
 	"github.com/flotilla-io/flotilla/pkg/conditions"
@@ -236,10 +237,15 @@ func (h *Handler) ensureMember(ctx context.Context, req joinproto.Request, mayEx
 	if err := h.Client.Create(ctx, ns); err != nil && !apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("failed to create namespace %s: %w", ns.Name, err)
 	}
-	mc := &clusterv1beta1.MemberCluster{ObjectMeta: metav1.ObjectMeta{Name: req.ClusterName, Labels: req.Labels}}
+	// A new member is created with what membership would add in a write of
+	// its own: its finalizer and built-in labels.
+	mc := &clusterv1beta1.MemberCluster{ObjectMeta: metav1.ObjectMeta{
+		Name: req.ClusterName, Labels: req.Labels, Finalizers: []string{clusterv1beta1.MemberClusterFinalizer},
+	}}
 	if req.HubAsMember {
 		markHub(mc)
 	}
+	membership.SetBuiltinLabels(mc)
 	err := h.Client.Create(ctx, mc)
 	switch {
 	case err == nil:
@@ -297,6 +303,9 @@ func (h *Handler) recordIdentity(ctx context.Context, member string, cert *x509.
 		if joined {
 			conditions.Set(&mc.Status.Conditions, clusterv1beta1.ConditionJoined, metav1.ConditionTrue, clusterv1beta1.ReasonJoined,
 				fmt.Sprintf("joined with a bootstrap token at %s", h.now().UTC().Format(time.RFC3339)), mc.Generation)
+			// A new member's first conditions in the same write: membership
+			// then has no status to write for it.
+			membership.SetFirstConditions(mc)
 		}
 		readiness.SetMemberCluster(mc)
 		return h.Client.Status().Update(ctx, mc)

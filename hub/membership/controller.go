@@ -35,10 +35,15 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
@@ -98,23 +103,7 @@ func (r *Reconciler) reconcile(ctx context.Context, req reconcile.Request) (ctrl
 	taints := DesiredTaints(mc, r.now(), r.NewMemberGrace)
 	taintsChanged := !equality.Semantic.DeepEqual(taints, mc.Spec.Taints) && !(len(taints) == 0 && len(mc.Spec.Taints) == 0)
 	written, err := pipeline.AddFinalizerWith(ctx, r.Client, mc, clusterv1beta1.MemberClusterFinalizer, pipeline.ManagerMembership, func() bool {
-		changed := false
-		want := BuiltinLabels(mc)
-		labels := map[string]string{}
-		for k, v := range mc.Labels {
-			labels[k] = v
-		}
-		for k, v := range want {
-			if v == "" {
-				delete(labels, k)
-			} else {
-				labels[k] = v
-			}
-		}
-		if !equality.Semantic.DeepEqual(labels, mc.Labels) && !(len(labels) == 0 && len(mc.Labels) == 0) {
-			mc.Labels = labels
-			changed = true
-		}
+		changed := SetBuiltinLabels(mc)
 		if taintsChanged {
 			mc.Spec.Taints = taints
 			changed = true
@@ -133,12 +122,7 @@ func (r *Reconciler) reconcile(ctx context.Context, req reconcile.Request) (ctrl
 	// observedGeneration in step with what they write; a change of the spec
 	// (taints, above or by a user) moves observedGeneration here.
 	statusBefore := mc.Status.DeepCopy()
-	if conditions.Get(mc.Status.Conditions, clusterv1beta1.ConditionAgentConnected) == nil {
-		conditions.Set(&mc.Status.Conditions, clusterv1beta1.ConditionAgentConnected, metav1.ConditionUnknown,
-			clusterv1beta1.ReasonAgentNeverConnected, "no agent has connected for this cluster yet", mc.Generation)
-		conditions.Set(&mc.Status.Conditions, clusterv1beta1.ConditionHealthy, metav1.ConditionUnknown,
-			clusterv1beta1.ReasonHealthUnknown, "the agent has not reported yet", mc.Generation)
-	}
+	SetFirstConditions(mc)
 	readiness.SetMemberCluster(mc)
 	if !equality.Semantic.DeepEqual(*statusBefore, mc.Status) {
 		if err := r.Client.Status().Update(ctx, mc); err != nil {
@@ -267,6 +251,44 @@ func BuiltinLabels(mc *clusterv1beta1.MemberCluster) map[string]string {
 	}
 }
 
+// SetBuiltinLabels makes mc's labels hold BuiltinLabels (removing those with
+// an empty value) and keeps every other label; it reports whether it changed
+// them. The join server calls it on the MemberCluster it creates, so that a
+// new member needs no write of membership's for them.
+func SetBuiltinLabels(mc *clusterv1beta1.MemberCluster) bool {
+	labels := map[string]string{}
+	for k, v := range mc.Labels {
+		labels[k] = v
+	}
+	for k, v := range BuiltinLabels(mc) {
+		if v == "" {
+			delete(labels, k)
+		} else {
+			labels[k] = v
+		}
+	}
+	if equality.Semantic.DeepEqual(labels, mc.Labels) || (len(labels) == 0 && len(mc.Labels) == 0) {
+		return false
+	}
+	mc.Labels = labels
+	return true
+}
+
+// SetFirstConditions gives a member no agent has connected for yet (it has no
+// AgentConnected condition) AgentConnected and Healthy Unknown, saying so; it
+// reports whether it set them. The join server calls it with Joined, so a
+// joined member needs no status write of membership's for them.
+func SetFirstConditions(mc *clusterv1beta1.MemberCluster) bool {
+	if conditions.Get(mc.Status.Conditions, clusterv1beta1.ConditionAgentConnected) != nil {
+		return false
+	}
+	conditions.Set(&mc.Status.Conditions, clusterv1beta1.ConditionAgentConnected, metav1.ConditionUnknown,
+		clusterv1beta1.ReasonAgentNeverConnected, "no agent has connected for this cluster yet", mc.Generation)
+	conditions.Set(&mc.Status.Conditions, clusterv1beta1.ConditionHealthy, metav1.ConditionUnknown,
+		clusterv1beta1.ReasonHealthUnknown, "the agent has not reported yet", mc.Generation)
+	return true
+}
+
 // minorVersion turns "v1.37.1" (or "v1.37.1-gke.5") into "1.37".
 func minorVersion(v string) string {
 	parts := strings.SplitN(strings.TrimPrefix(v, "v"), ".", 3)
@@ -284,6 +306,31 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("membership").
 		WithOptions(controller.Options{MaxConcurrentReconciles: max(r.Workers, 1)}).
-		For(&clusterv1beta1.MemberCluster{}).
+		For(&clusterv1beta1.MemberCluster{}, builder.WithPredicates(predicate.Funcs{
+			CreateFunc: func(e event.CreateEvent) bool { return !joinPending(e.Object) },
+		})).
+		Watches(&clusterv1beta1.MemberCluster{}, handler.Funcs{
+			CreateFunc: func(_ context.Context, e event.CreateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+				if joinPending(e.Object) {
+					q.AddAfter(reconcile.Request{NamespacedName: client.ObjectKeyFromObject(e.Object)}, joinPendingDelay)
+				}
+			},
+		}).
 		Complete(r)
+}
+
+// joinPendingDelay is how long after a join created a MemberCluster membership
+// first looks at it, unless the join's status write (which follows the create
+// at once) wakes it sooner.
+const joinPendingDelay = 10 * time.Second
+
+// joinPending reports whether obj is a MemberCluster a join has just created:
+// with membership's finalizer already (only a join creates it so) and no
+// status yet. The join writes its first status right after: reconciled before
+// that, membership would write the same first conditions itself and make the
+// join's write conflict, two writes the API server need not make for every
+// member that joins.
+func joinPending(obj client.Object) bool {
+	mc, ok := obj.(*clusterv1beta1.MemberCluster)
+	return ok && len(mc.Status.Conditions) == 0 && controllerutil.ContainsFinalizer(mc, clusterv1beta1.MemberClusterFinalizer)
 }
