@@ -59,8 +59,12 @@ type wireAgent struct {
 	confirm atomic.Bool
 	// unhealthy makes the heartbeats report the member's API server unhealthy.
 	unhealthy atomic.Bool
-	sess      *tunnel.ClientSession
-	cancel    context.CancelFunc
+	// lateHeartbeat makes the agent send its first heartbeat only after the
+	// tunnel server has stopped waiting for it (it then records the
+	// connection alone, health unknown, and the health at the heartbeat).
+	lateHeartbeat bool
+	sess          *tunnel.ClientSession
+	cancel        context.CancelFunc
 }
 
 // unavailablePlacement is the placement whose Work the agents report
@@ -187,6 +191,13 @@ func (a *wireAgent) heartbeat(ctx context.Context) {
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
 	s := a.sess
+	if a.lateHeartbeat {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(3 * time.Second):
+		}
+	}
 	for seq := uint64(1); ; seq++ {
 		props := tunnel.ClusterProperties{
 			NodeCount: 2, KubernetesVersion: "v1.37.1", Provider: "kwok", APIServerHealthy: !a.unhealthy.Load(),

@@ -107,12 +107,14 @@ func TestEveryWriterWritesOnlyItsFields(t *testing.T) {
 	addr := freeAddress(t)
 	startRecordedHub(t, rec, addr)
 
-	// Members: three join and connect; one is created by the user and its
-	// status names a session of a replica that is gone.
+	// Members: three join and connect (own-b's first heartbeat comes late,
+	// so that its connection is recorded before its health); one is created
+	// by the user and its status names a session of a replica that is gone.
 	var agents []*wireAgent
 	fleet := map[string]string{"suite": "ownership"}
 	for _, name := range []string{"own-a", "own-b", "own-c"} {
 		a := joinWire(t, addr, name, fleet)
+		a.lateHeartbeat = name == "own-b"
 		a.connect(t)
 		agents = append(agents, a)
 	}

@@ -24,6 +24,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
@@ -70,5 +71,56 @@ func TestAJoinedMemberNeedsNoWriteOfMembership(t *testing.T) {
 	if after.ResourceVersion != mc.ResourceVersion {
 		t.Errorf("membership wrote the joined member (resourceVersion %s → %s):\nbefore %+v\nafter  %+v",
 			mc.ResourceVersion, after.ResourceVersion, mc, after)
+	}
+}
+
+// An agent's connection and its first heartbeat (which it sends as soon as
+// its session is accepted) are recorded in one status write: the member is
+// connected and healthy at once, and a fleet joining costs a write a member
+// fewer.
+func TestConnectionAndFirstHeartbeatAreOneWrite(t *testing.T) {
+	ctx := context.Background()
+	addr := startServer(t)
+	const name = "one-write"
+	cert, pool := joinMember(t, addr, name)
+	wc, err := client.NewWithWatch(env.Config, client.Options{Scheme: env.Scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	joined := member(t, name)
+	w, err := wc.Watch(ctx, &clusterv1beta1.MemberClusterList{}, client.MatchingFields{"metadata.name": name},
+		&client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: joined.ResourceVersion}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+
+	connect(t, addr, name, cert, pool)
+	writes := 0
+	deadline := time.After(30 * time.Second)
+	for {
+		select {
+		case ev := <-w.ResultChan():
+			mc, ok := ev.Object.(*clusterv1beta1.MemberCluster)
+			if !ok {
+				t.Fatalf("watch: %+v", ev)
+			}
+			writes++
+			if !conditions.IsTrue(mc.Status.Conditions, clusterv1beta1.ConditionHealthy) {
+				continue
+			}
+			if !conditions.IsTrue(mc.Status.Conditions, clusterv1beta1.ConditionAgentConnected) {
+				t.Fatalf("Healthy before AgentConnected: %+v", mc.Status.Conditions)
+			}
+			if writes != 1 {
+				t.Errorf("connected and healthy after %d writes of the MemberCluster, want 1", writes)
+			}
+			if got := mc.Status.Properties[clusterv1beta1.PropertyNodeCount].Value; got != "2" {
+				t.Errorf("node count = %q in the connect's write, want 2", got)
+			}
+			return
+		case <-deadline:
+			t.Fatalf("the member was not connected and healthy in 30s (%d writes seen)", writes)
+		}
 	}
 }

@@ -186,13 +186,14 @@ func (s *Server) serveSession(ctx context.Context, ss *tunnel.ServerSession) {
 	ms.lastHeartbeat = s.now()
 	s.register(ms)
 	ms.log.Info("agent connected", "remote", ss.RemoteAddr().String(), "agentVersion", ss.Hello().AgentVersion, "capabilities", ss.Capabilities(), "generation", ms.generation)
-	s.writeConnected(ctx, ms)
+	first, hb := s.firstHeartbeat(ms)
+	s.writeConnected(ctx, ms, hb)
 
 	// The status loop runs in this goroutine (one goroutine a member fewer);
 	// an error of its own ends the others as the group's would.
 	lctx, cancel := context.WithCancel(ctx)
 	g, gctx := errgroup.WithContext(lctx)
-	g.Go(func() error { return s.controlLoop(gctx, ms) })
+	g.Go(func() error { return s.controlLoop(gctx, ms, first) })
 	g.Go(func() error { return s.workLoop(gctx, ms) })
 	stopWatchdog := s.watchdog(ms)
 	statusErr := s.statusLoop(gctx, ms)
@@ -336,15 +337,63 @@ func propertiesKnown(p tunnel.ClusterProperties) bool {
 	return p.APIServerHealthy || p.APIServerMessage != "" || p.KubernetesVersion != "" || p.NodeCount > 0
 }
 
-// controlLoop answers heartbeats and records health transitions. Heartbeats
-// are read no faster than Options.HeartbeatRate.
-func (s *Server) controlLoop(ctx context.Context, ms *memberSession) error {
+// firstHeartbeatWait is how long a new session waits for the agent's first
+// heartbeat (an agent sends one as soon as its session is accepted) before it
+// records the connection without it.
+const firstHeartbeatWait = time.Second
+
+// controlRecv is one read of the control stream.
+type controlRecv struct {
+	m   tunnel.Message
+	err error
+}
+
+// firstHeartbeat reads the session's first control message, waiting up to
+// firstHeartbeatWait. It returns a channel that yields that message (or the
+// read's error) to controlLoop, and the message if it is a heartbeat with
+// properties the agent has collected: writeConnected then records the
+// connection and the member's health in one status write, not two.
+func (s *Server) firstHeartbeat(ms *memberSession) (<-chan controlRecv, *tunnel.Heartbeat) {
+	first := make(chan controlRecv, 1)
+	go func() {
+		m, err := ms.sess.Control().Recv()
+		first <- controlRecv{m: m, err: err}
+	}()
+	t := time.NewTimer(firstHeartbeatWait)
+	defer t.Stop()
+	select {
+	case r := <-first:
+		first <- r // for controlLoop, which answers it
+		if hb, ok := r.m.(tunnel.Heartbeat); ok && r.err == nil && propertiesKnown(hb.Properties) {
+			return first, &hb
+		}
+	case <-t.C:
+	}
+	return first, nil
+}
+
+// controlLoop answers heartbeats and records health transitions, beginning
+// with the message first yields. Heartbeats are read no faster than
+// Options.HeartbeatRate.
+func (s *Server) controlLoop(ctx context.Context, ms *memberSession, first <-chan controlRecv) error {
 	limit := rate.NewLimiter(rate.Limit(s.opts.HeartbeatRate), 10)
 	for {
-		if err := limit.Wait(ctx); err != nil {
-			return nil
+		var m tunnel.Message
+		var err error
+		if first != nil {
+			select {
+			case r := <-first:
+				m, err = r.m, r.err
+			case <-ctx.Done():
+				return nil
+			}
+			first = nil
+		} else {
+			if err := limit.Wait(ctx); err != nil {
+				return nil
+			}
+			m, err = ms.sess.Control().Recv()
 		}
-		m, err := ms.sess.Control().Recv()
 		if err != nil {
 			ms.end("agent closed the tunnel")
 			return err

@@ -91,15 +91,22 @@ func (s *Server) lost(ms *memberSession, why string) {
 }
 
 // writeConnected records a new session, unless the member's status already
-// names a newer one (then this session is ended).
-func (s *Server) writeConnected(ctx context.Context, ms *memberSession) {
+// names a newer one (then this session is ended). With the agent's first
+// heartbeat (hb, nil without one) it records the member's health and
+// properties in the same write.
+func (s *Server) writeConnected(ctx context.Context, ms *memberSession, hb *tunnel.Heartbeat) {
 	since := metav1.NewTime(ms.since)
 	newest := func(mc *clusterv1beta1.MemberCluster) bool {
 		as := mc.Status.AgentSession
 		return as == nil || as.Generation <= ms.generation
 	}
 	wasConnected := false
-	mc, held, _ := s.updateMember(ctx, ms.name, "connected", newest, func(mc *clusterv1beta1.MemberCluster) {
+	wasHealthy := ""
+	cause := "connected"
+	if hb != nil {
+		cause = "connected-with-heartbeat"
+	}
+	mc, held, err := s.updateMember(ctx, ms.name, cause, newest, func(mc *clusterv1beta1.MemberCluster) {
 		wasConnected = conditions.IsTrue(mc.Status.Conditions, clusterv1beta1.ConditionAgentConnected)
 		conditions.Set(&mc.Status.Conditions, clusterv1beta1.ConditionAgentConnected, metav1.ConditionTrue, clusterv1beta1.ReasonAgentConnected,
 			fmt.Sprintf("tunnel to hub replica %s since %s", s.opts.ReplicaName, ms.since.UTC().Format(time.RFC3339)), mc.Generation)
@@ -110,6 +117,9 @@ func (s *Server) writeConnected(ctx context.Context, ms *memberSession) {
 		// is no longer needed.
 		if id := mc.Status.Identity; id != nil && id.CertificateSerial == ms.serial {
 			id.PreviousCertificateSerial = ""
+		}
+		if hb != nil {
+			wasHealthy = applyHeartbeat(mc, hb.Properties, since)
 		}
 	})
 	if !held {
@@ -122,6 +132,9 @@ func (s *Server) writeConnected(ctx context.Context, ms *memberSession) {
 	if mc != nil && !wasConnected {
 		s.recorder.Eventf(mc, nil, corev1.EventTypeNormal, clusterv1beta1.ReasonAgentConnected, "Connect",
 			"agent %s connected to hub replica %s", ms.sess.Hello().AgentVersion, s.opts.ReplicaName)
+	}
+	if hb != nil {
+		s.heartbeatRecorded(ms, mc, hb.Properties, wasHealthy, err)
 	}
 }
 
@@ -159,33 +172,48 @@ func (s *Server) writeProperties(ctx context.Context, ms *memberSession, cause s
 	now := metav1.NewTime(last)
 	wasHealthy := ""
 	mc, held, err := s.updateMember(ctx, ms.name, cause, s.holds(ms), func(mc *clusterv1beta1.MemberCluster) {
-		before := mc.Status.DeepCopy()
-		if c := conditions.Get(mc.Status.Conditions, clusterv1beta1.ConditionHealthy); c != nil {
-			wasHealthy = string(c.Status)
-		}
-		if props.APIServerHealthy {
-			conditions.Set(&mc.Status.Conditions, clusterv1beta1.ConditionHealthy, metav1.ConditionTrue, clusterv1beta1.ReasonHealthy,
-				"the member API server is ready", mc.Generation)
-		} else {
-			msg := props.APIServerMessage
-			if msg == "" {
-				msg = "the member API server is not ready"
-			}
-			conditions.Set(&mc.Status.Conditions, clusterv1beta1.ConditionHealthy, metav1.ConditionFalse, clusterv1beta1.ReasonUnhealthy, msg, mc.Generation)
-		}
-		mc.Status.KubernetesVersion = props.KubernetesVersion
-		mc.Status.Provider = props.Provider
-		setProperties(mc, props, now)
-		// A status that already holds these values (a member reconnecting)
-		// is not written again.
-		if !equality.Semantic.DeepEqual(*before, mc.Status) {
-			mc.Status.LastHeartbeatTime = &now
-		}
+		wasHealthy = applyHeartbeat(mc, props, now)
 	})
 	if !held {
 		s.lost(ms, "the member's status names another session")
 		return
 	}
+	s.heartbeatRecorded(ms, mc, props, wasHealthy, err)
+}
+
+// applyHeartbeat sets mc's health, versions and properties from a heartbeat
+// received at now, and its lastHeartbeatTime if anything changed; it returns
+// the status of Healthy before ("" without one).
+func applyHeartbeat(mc *clusterv1beta1.MemberCluster, props tunnel.ClusterProperties, now metav1.Time) (wasHealthy string) {
+	before := mc.Status.DeepCopy()
+	if c := conditions.Get(mc.Status.Conditions, clusterv1beta1.ConditionHealthy); c != nil {
+		wasHealthy = string(c.Status)
+	}
+	if props.APIServerHealthy {
+		conditions.Set(&mc.Status.Conditions, clusterv1beta1.ConditionHealthy, metav1.ConditionTrue, clusterv1beta1.ReasonHealthy,
+			"the member API server is ready", mc.Generation)
+	} else {
+		msg := props.APIServerMessage
+		if msg == "" {
+			msg = "the member API server is not ready"
+		}
+		conditions.Set(&mc.Status.Conditions, clusterv1beta1.ConditionHealthy, metav1.ConditionFalse, clusterv1beta1.ReasonUnhealthy, msg, mc.Generation)
+	}
+	mc.Status.KubernetesVersion = props.KubernetesVersion
+	mc.Status.Provider = props.Provider
+	setProperties(mc, props, now)
+	// A status that already holds these values (a member reconnecting)
+	// is not written again.
+	if !equality.Semantic.DeepEqual(*before, mc.Status) {
+		mc.Status.LastHeartbeatTime = &now
+	}
+	return wasHealthy
+}
+
+// heartbeatRecorded follows a status write of heartbeat properties (err is
+// the write's): later heartbeats are compared with what was written, and a
+// change of health gets an Event.
+func (s *Server) heartbeatRecorded(ms *memberSession, mc *clusterv1beta1.MemberCluster, props tunnel.ClusterProperties, wasHealthy string, err error) {
 	if err == nil {
 		// Written, or the status already held these values: later heartbeats
 		// are compared with them. After a failure the next heartbeat tries
