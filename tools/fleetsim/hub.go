@@ -411,16 +411,35 @@ func writeCounts(ctx context.Context, rc rest.Interface) (map[string]float64, er
 	return out, nil
 }
 
-// writesSince returns the writes by resource between two writeCounts, only
-// the resources written.
-func writesSince(before, after map[string]float64) map[string]float64 {
-	out := map[string]float64{}
-	for res, n := range after {
-		if d := n - before[res]; d > 0 {
-			out[res] = d
+// counters are the hub's queue times and the API server's write counts at
+// one moment: a phase's cost is the difference of two.
+type counters struct {
+	queues queueTimes
+	writes map[string]float64
+}
+
+func (s *sim) counters(ctx context.Context) (counters, error) {
+	q, err := s.hub.queueTimes()
+	if err != nil {
+		return counters{}, err
+	}
+	w, err := writeCounts(ctx, s.kube.Discovery().RESTClient())
+	if err != nil {
+		return counters{}, err
+	}
+	return counters{queues: q, writes: w}, nil
+}
+
+// since returns the time by hub controller and the writes by resource (only
+// those written) from before to c.
+func (c counters) since(before counters) (map[string]*controllerTimes, map[string]float64) {
+	writes := map[string]float64{}
+	for res, n := range c.writes {
+		if d := n - before.writes[res]; d > 0 {
+			writes[res] = d
 		}
 	}
-	return out
+	return c.queues.since(before.queues), writes
 }
 
 func parseLabels(s string) map[string]string {

@@ -608,11 +608,7 @@ func run(ctx context.Context, o options, log io.Writer) (partial *report, err er
 		return nil, err
 	}
 
-	joinQueuesBefore, err := s.hub.queueTimes()
-	if err != nil {
-		return nil, err
-	}
-	joinWritesBefore, err := writeCounts(ctx, s.kube.Discovery().RESTClient())
+	joinBefore, err := s.counters(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -629,20 +625,15 @@ func run(ctx context.Context, o options, log io.Writer) (partial *report, err er
 	if r.JoinSettleSeconds, err = s.hub.settle(ctx, o.settleTimeout); err != nil {
 		return nil, err
 	}
-	joinQueuesAfter, err := s.hub.queueTimes()
+	joinAfter, err := s.counters(ctx)
 	if err != nil {
 		return nil, err
 	}
-	r.JoinControllers = joinQueuesAfter.since(joinQueuesBefore)
-	joinWritesAfter, err := writeCounts(ctx, s.kube.Discovery().RESTClient())
-	if err != nil {
-		return nil, err
-	}
-	r.JoinWrites = writesSince(joinWritesBefore, joinWritesAfter)
+	r.JoinControllers, r.JoinWrites = joinAfter.since(joinBefore)
 	done()
 
 	done = s.phasef("place", "placing %d placements", o.placements+o.zoneLoss)
-	queuesBefore, err := s.hub.queueTimes()
+	placeBefore, err := s.counters(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -654,10 +645,6 @@ func run(ctx context.Context, o options, log io.Writer) (partial *report, err er
 	if err != nil {
 		return nil, err
 	}
-	writesBefore, err := writeCounts(ctx, s.kube.Discovery().RESTClient())
-	if err != nil {
-		return nil, err
-	}
 	if err := s.place(ctx); err != nil {
 		return nil, err
 	}
@@ -665,11 +652,11 @@ func run(ctx context.Context, o options, log io.Writer) (partial *report, err er
 		return nil, err
 	}
 	r.PlacementAvailableSeconds = quantilesOf(s.tracker.availableDurations())
-	queuesAfter, err := s.hub.queueTimes()
+	placeAfter, err := s.counters(ctx)
 	if err != nil {
 		return nil, err
 	}
-	r.PlaceControllers = queuesAfter.since(queuesBefore)
+	r.PlaceControllers, r.PlaceWrites = placeAfter.since(placeBefore)
 	stagesAfter, err := stages.Read(ctx, s.hub.metrics)
 	if err != nil {
 		return nil, err
@@ -680,11 +667,6 @@ func run(ctx context.Context, o options, log io.Writer) (partial *report, err er
 		return nil, err
 	}
 	r.PlaceCycles = cyclesAfter.Since(cyclesBefore)
-	writesAfter, err := writeCounts(ctx, s.kube.Discovery().RESTClient())
-	if err != nil {
-		return nil, err
-	}
-	r.PlaceWrites = writesSince(writesBefore, writesAfter)
 	r.Bindings = s.tracker.bindings()
 	done()
 

@@ -63,6 +63,8 @@ func TestSmallFleet(t *testing.T) {
 		t.Errorf("re-sync: %v seconds, %v Work sent again (want 0)", r.ResyncSeconds, r.ResyncReapplies)
 	case r.BadMembers == nil || r.BadMembers.Closed != 1 || r.BadMembers.OthersDropped != 0:
 		t.Errorf("bad members: %+v", r.BadMembers)
+	case r.JoinWrites["memberclusters"] < float64(o.members) || r.JoinControllers["membership"] == nil:
+		t.Errorf("joining's cost not measured: writes %v, controllers %v", r.JoinWrites, r.JoinControllers)
 	case r.HubRSSBytes == 0 || r.HubCPUSeconds == 0:
 		t.Errorf("hub usage not measured: %d bytes, %.1f s", r.HubRSSBytes, r.HubCPUSeconds)
 	}
