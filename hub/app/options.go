@@ -100,6 +100,11 @@ type Options struct {
 	// holds up a placement's or a cluster's deletion); 0 waits not at all.
 	// Default: 5m.
 	WorkCleanupTimeout time.Duration
+	// WorkReportWait is how long the work generator holds a binding's status
+	// write, after it wrote the binding's Work, for the agent's report on the
+	// Work, so that one write says both (a write less for every cluster of
+	// every change when agents answer in time); 0 writes at once. Default: 1s.
+	WorkReportWait time.Duration
 	// FencingMargin is added to a fenced placement's lease (policy.fencing)
 	// before the hub counts a copy on a cut-off member as stopped and starts
 	// the placement elsewhere: it covers the member's clock running slower
@@ -288,6 +293,7 @@ func NewOptions() *Options {
 		EvictionRate:                1,
 		EvictionBurst:               10,
 		WorkCleanupTimeout:          5 * time.Minute,
+		WorkReportWait:              time.Second,
 		FencingMargin:               failover.DefaultFencingMargin,
 		NewMemberGrace:              30 * time.Second,
 		MemberCertificateLifetime:   30 * 24 * time.Hour,
@@ -349,6 +355,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.EvictionBurst, "eviction-burst", o.EvictionBurst, "Taint evictions allowed at once before --eviction-rate paces them.")
 	fs.DurationVar(&o.FencingMargin, "fencing-margin", o.FencingMargin, "How long past a fenced placement's lease the hub waits before it counts the copy on a cut-off member as stopped and starts the placement elsewhere.")
 	fs.DurationVar(&o.WorkCleanupTimeout, "work-cleanup-timeout", o.WorkCleanupTimeout, "How long a deleted Work waits for its member to confirm its objects are removed.")
+	fs.DurationVar(&o.WorkReportWait, "work-report-wait", o.WorkReportWait, "How long a binding's status write waits, after its Work was written, for the agent's report, so that one write says both; 0 writes at once.")
 	fs.DurationVar(&o.NewMemberGrace, "new-member-grace", o.NewMemberGrace, "How long after joining a member that has not been healthy yet gets no not-ready taint; 0 taints at once.")
 	fs.DurationVar(&o.APIServerTimeout, "apiserver-timeout", o.APIServerTimeout, "How long to wait for the API server at start-up.")
 	fs.DurationVar(&o.MemberCertificateLifetime, "member-certificate-lifetime", o.MemberCertificateLifetime, "How long a member certificate is valid; agents renew theirs after two thirds of it.")
@@ -443,6 +450,9 @@ func (o *Options) Validate() error {
 	}
 	if o.FencingMargin < time.Second {
 		return fmt.Errorf("--fencing-margin must be at least 1s (it covers clock skew and the pods' termination after the agent fenced them), got %s", o.FencingMargin)
+	}
+	if o.WorkReportWait < 0 || o.WorkReportWait > time.Minute {
+		return fmt.Errorf("--work-report-wait must be between 0 (write at once) and 1m, got %s", o.WorkReportWait)
 	}
 	if o.WorkCleanupTimeout < 0 {
 		return fmt.Errorf("--work-cleanup-timeout must not be negative (0 waits for no member), got %s", o.WorkCleanupTimeout)

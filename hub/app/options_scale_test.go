@@ -61,6 +61,8 @@ func TestScaleOptionsAreValidated(t *testing.T) {
 		{"a sub-second stream idle timeout", func(o *Options) { o.ProxyStreamIdleTimeout = time.Millisecond }, "--proxy-stream-idle-timeout must be at least 1s"},
 		{"a sub-second stream lifetime", func(o *Options) { o.ProxyMaxStreamDuration = 0 }, "--proxy-max-stream-duration must be at least 1s"},
 		{"a negative work cleanup timeout", func(o *Options) { o.WorkCleanupTimeout = -time.Second }, "--work-cleanup-timeout must not be negative"},
+		{"a negative work report wait", func(o *Options) { o.WorkReportWait = -time.Second }, "--work-report-wait must be between 0"},
+		{"a work report wait beyond a minute", func(o *Options) { o.WorkReportWait = 2 * time.Minute }, "--work-report-wait must be between 0"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := NewOptions()

@@ -301,6 +301,30 @@ func TestEveryWriterWritesOnlyItsFields(t *testing.T) {
 	})
 	rec.observe(t, "MemberCluster", "status.identity.previousCertificateSerial", pipeline.ManagerTunnelServer)
 
+	// own-b stops matching the placements' required terms: the PickN
+	// placement's binding there stays (IgnoredDuringExecution) and the
+	// scheduler says it is misplaced (a binding of a picked cluster has no
+	// Scheduled condition until then); the PickAll placements leave own-b.
+	edit(t, user, &clusterv1beta1.MemberCluster{ObjectMeta: metav1.ObjectMeta{Name: "own-b"}}, func(o client.Object) {
+		delete(o.GetLabels(), "suite")
+	})
+	testenv.Eventually(t, ownershipTimeout, func() error {
+		bindings, err := pipeline.ListBindings(ctx, user, rp)
+		if err != nil {
+			return err
+		}
+		for _, b := range bindings {
+			if b.GetBindingSpec().TargetCluster != "own-b" {
+				continue
+			}
+			if c := conditions.Get(b.GetBindingStatus().Conditions, placementv1beta1.ConditionScheduled); c == nil || c.Reason != placementv1beta1.ReasonMisplaced {
+				return fmt.Errorf("own-rp's binding on own-b: Scheduled %+v, want Misplaced", c)
+			}
+			return nil
+		}
+		return errors.New("own-rp has no binding on own-b")
+	})
+
 	// A NoExecute taint evicts every placement from own-b: failover asks, the
 	// scheduler unschedules, the rollout controller (the update run, for
 	// own-ext) deletes the bindings, the work generator the Work, and the

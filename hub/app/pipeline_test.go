@@ -58,6 +58,13 @@ func TestMain(m *testing.M) {
 // startHub runs every hub controller against the test API server.
 func startHub(t *testing.T) {
 	t.Helper()
+	startHubWith(t, func(*Options) {})
+}
+
+// startHubWith starts the hub as startHub does, with change made to its
+// options.
+func startHubWith(t *testing.T, change func(*Options)) {
+	t.Helper()
 	opts := NewOptions()
 	opts.ReplicaName = "test-hub"
 	opts.TunnelBindAddress = "127.0.0.1:0"
@@ -65,6 +72,7 @@ func startHub(t *testing.T) {
 	opts.WorkCleanupTimeout = time.Second
 	// Fenced placements wait their lease plus this.
 	opts.FencingMargin = time.Second
+	change(opts)
 	env.StartManager(t, func(mgr ctrl.Manager) error { return setupHub(context.Background(), mgr, opts) })
 }
 

@@ -203,7 +203,7 @@ func setupHub(_ context.Context, mgr ctrl.Manager, opts *Options) error {
 		&rollout.Reconciler{Client: pipe(pipeline.ManagerRollout), Workers: opts.Workers.Rollout, Recorder: eventRecorder(mgr, "rollout"),
 			Prometheus: prom, Spans: spans},
 		&workgen.Reconciler{Client: pipe(pipeline.ManagerWorkGenerator), Scheme: mgr.GetScheme(), Workers: opts.Workers.WorkGenerator,
-			Recorder: eventRecorder(mgr, "workgen"), HubName: opts.HubName, Spans: spans},
+			Recorder: eventRecorder(mgr, "workgen"), HubName: opts.HubName, Spans: spans, ReportWait: opts.WorkReportWait},
 		&workcleanup.Reconciler{Client: owner(pipeline.ManagerWorkCleanup), Recorder: eventRecorder(mgr, "workcleanup"), Timeout: opts.WorkCleanupTimeout},
 		&eviction.Reconciler{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Recorder: eventRecorder(mgr, "eviction")},
 		// Staged update runs roll out placements with strategy type External.

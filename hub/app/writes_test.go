@@ -70,10 +70,14 @@ func (s *statusChanges) observe(b *placementv1beta1.ClusterResourceBinding) {
 }
 
 // Each controller a placement passes through writes a binding's status only
-// when what it says changes, however far behind the cache is: the scheduler
-// once (Scheduled), the rollout once (RolloutStarted), the work generator once
-// for the Work it wrote and once for the agent's report. A write from a stale
-// read would be a fifth, and moves a transition time without a transition.
+// when what it says changes, however far behind the cache is: the rollout once
+// (RolloutStarted), the work generator once, for the Work it wrote and the
+// agent's report on it together (it holds the write for the report,
+// --work-report-wait, long here so that the test's reports always come in
+// time). The scheduler, which created the binding for a picked cluster, has
+// nothing to add (its Scheduled condition comes only with a misplacement or an
+// eviction). A write from a stale read would be a third, and moves a
+// transition time without a transition.
 func TestEachBindingStatusIsWrittenOnlyWhenItChanges(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -100,7 +104,7 @@ func TestEachBindingStatusIsWrittenOnlyWhenItChanges(t *testing.T) {
 			}
 		}
 	}()
-	startHub(t)
+	startHubWith(t, func(o *Options) { o.WorkReportWait = time.Minute })
 
 	testenv.Create(t, c, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "writes"}})
 	crp := &placementv1beta1.ClusterResourcePlacement{
@@ -155,8 +159,11 @@ func TestEachBindingStatusIsWrittenOnlyWhenItChanges(t *testing.T) {
 			return fmt.Errorf("saw the status of %d bindings, want %d: %v", len(seen.changes), len(members), seen.changes)
 		}
 		for name, n := range seen.changes {
-			if n != 4 {
-				return fmt.Errorf("binding %s's status changed %d times, want 4 (Scheduled, RolloutStarted, the Work written, the Work reported): %v", name, n, seen.changes)
+			if n != 2 {
+				return fmt.Errorf("binding %s's status changed %d times, want 2 (RolloutStarted; the Work written and reported): %v", name, n, seen.changes)
+			}
+			if c := conditions.Get(seen.last[name].Conditions, placementv1beta1.ConditionScheduled); c != nil {
+				return fmt.Errorf("binding %s of a picked cluster has a Scheduled condition: %+v", name, c)
 			}
 		}
 		return nil
@@ -164,6 +171,18 @@ func TestEachBindingStatusIsWrittenOnlyWhenItChanges(t *testing.T) {
 	testenv.Eventually(t, 10*time.Second, check)
 	// And nothing writes it again once the placement is Available.
 	testenv.Consistently(t, 2*time.Second, check)
+
+	// The placement says per cluster that it was scheduled, and why: the
+	// binding's cluster decision.
+	got := &placementv1beta1.ClusterResourcePlacement{}
+	if err := c.Get(ctx, types.NamespacedName{Name: "writes"}, got); err != nil {
+		t.Fatal(err)
+	}
+	for _, pcs := range got.Status.PlacementStatuses {
+		if c := conditions.Get(pcs.Conditions, placementv1beta1.ConditionScheduled); c == nil || c.Status != metav1.ConditionTrue || c.Reason != placementv1beta1.ReasonScheduled || c.Message == "" {
+			t.Errorf("%s: per-cluster Scheduled %+v, want True with the scheduler's reasons", pcs.ClusterName, c)
+		}
+	}
 }
 
 // The pipeline's client reads what it just wrote: a read from the cache right
@@ -203,5 +222,84 @@ func TestThePipelineClientReadsItsOwnWrites(t *testing.T) {
 		if c := conditions.Get(read.Status.Conditions, placementv1beta1.ConditionScheduled); read.ResourceVersion != written || c == nil || c.Message != fmt.Sprintf("write %d", i) {
 			t.Fatalf("write %d: read resourceVersion %s with Scheduled %+v right after writing resourceVersion %s", i, read.ResourceVersion, c, written)
 		}
+	}
+}
+
+// The work generator holds a binding's status write for the agent's report on
+// a Work it wrote only as long as --work-report-wait says: with no report, the
+// binding says the Work is written, and the agent's report is pending, once the
+// wait is over, and not before.
+func TestAStatusWaitsForTheAgentsReportOnlyAsLongAsAsked(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	c := env.Client
+	const wait = 3 * time.Second
+	testenv.ReadyMember(t, c, "hold-1", map[string]string{"hold": "yes"})
+	wc, err := client.NewWithWatch(env.Config, client.Options{Scheme: env.Scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	works, err := wc.Watch(ctx, &placementv1beta1.WorkList{}, client.InNamespace(clusterv1beta1.MemberNamespace("hold-1")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer works.Stop()
+	bindings, err := wc.Watch(ctx, &placementv1beta1.ClusterResourceBindingList{}, client.MatchingLabels{placementv1beta1.LabelPlacementName: "hold"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bindings.Stop()
+	var mu sync.Mutex
+	var workAt, syncedAt time.Time
+	var synced *placementv1beta1.ClusterResourceBinding
+	go func() {
+		for ev := range works.ResultChan() {
+			if ev.Type == watch.Added {
+				mu.Lock()
+				workAt = time.Now()
+				mu.Unlock()
+			}
+		}
+	}()
+	go func() {
+		for ev := range bindings.ResultChan() {
+			b, ok := ev.Object.(*placementv1beta1.ClusterResourceBinding)
+			if !ok || !conditions.IsCurrentTrue(b.Status.Conditions, placementv1beta1.ConditionWorkSynchronized, b.Generation) {
+				continue
+			}
+			mu.Lock()
+			if synced == nil {
+				syncedAt, synced = time.Now(), b
+			}
+			mu.Unlock()
+		}
+	}()
+	startHubWith(t, func(o *Options) { o.WorkReportWait = wait })
+
+	testenv.Create(t, c, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "hold"}})
+	testenv.Create(t, c, &placementv1beta1.ClusterResourcePlacement{
+		ObjectMeta: metav1.ObjectMeta{Name: "hold"},
+		Spec: placementv1beta1.PlacementSpec{
+			ResourceSelectors: []placementv1beta1.ResourceSelector{{Version: "v1", Kind: "Namespace", Name: "hold"}},
+			Policy:            &placementv1beta1.PlacementPolicy{PlacementType: placementv1beta1.PickFixed, ClusterNames: []string{"hold-1"}},
+		},
+	})
+	testenv.Eventually(t, 30*time.Second, func() error {
+		mu.Lock()
+		defer mu.Unlock()
+		if workAt.IsZero() || synced == nil {
+			return fmt.Errorf("the Work seen at %v; WorkSynchronized seen: %v", workAt, synced != nil)
+		}
+		return nil
+	})
+	mu.Lock()
+	defer mu.Unlock()
+	// The watches see both writes with the same delay; a second of the wait
+	// is allowed for it.
+	if held := syncedAt.Sub(workAt); held < wait-time.Second {
+		t.Errorf("the binding said WorkSynchronized %s after its Work was written, want no sooner than the wait (%s) less a second", held, wait)
+	}
+	if c := conditions.Get(synced.Status.Conditions, placementv1beta1.ConditionApplied); c == nil || c.Status != metav1.ConditionUnknown {
+		t.Errorf("Applied without the agent's report: %+v, want Unknown", c)
 	}
 }

@@ -212,7 +212,7 @@ var Ownership = []KindOwnership{
 				Note: "the work generator's finalizer, added at create so that the work generator need not write the binding before its first Work"},
 			{Field: "metadata.finalizers[" + placementv1beta1.WorkCleanupFinalizer + "]", Writer: ManagerWorkGenerator, How: HowLockedMergePatch,
 				Note: "added before the first Work to a binding created without it (by an older hub); removed once the Work is gone"},
-			{Field: "status.conditions[" + placementv1beta1.ConditionScheduled + "]", Writer: ManagerScheduler, How: HowApplyStatus},
+			{Field: "status.conditions[" + placementv1beta1.ConditionScheduled + "]", Writer: ManagerScheduler, How: HowApplyStatus, Note: "only once the cluster is misplaced or being evicted, not at create"},
 			{Field: "status.conditions[" + placementv1beta1.ConditionEvictionRequested + "]", Writer: ManagerFailover, How: HowApplyStatus},
 			{Field: "status.conditions[" + placementv1beta1.ConditionFailbackRequested + "]", Writer: ManagerFailback, How: HowApplyStatus},
 			{Field: "status.conditions[" + placementv1beta1.ConditionRolloutStarted + "]", Writer: ManagerRollout, How: HowApplyStatus},

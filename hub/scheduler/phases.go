@@ -522,10 +522,8 @@ func (r *Reconciler) setScheduledCondition(ctx context.Context, crp placementv1b
 	spec := b.GetBindingSpec()
 	status, reason, msg := scheduledCondition(spec, misplaced, evicting)
 	if sameVerdict(was, status, reason, msg) {
-		// The rollout binding the binding to a snapshot makes a new
-		// generation, about which the scheduler has nothing new to say: the
-		// condition keeps the generation of the verdict (one write less for
-		// every cluster of every change).
+		// Nothing new to say (sameVerdict): a binding just created for a
+		// picked cluster, or one the rollout bound to another snapshot.
 		return nil
 	}
 	conditions.Set(&own, placementv1beta1.ConditionScheduled, status, reason, msg, b.GetGeneration())

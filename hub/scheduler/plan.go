@@ -47,7 +47,8 @@ import (
 //  3. Every selected cluster's binding gets its Scheduled condition: False
 //     Evicting while a graceful eviction holds it (held), False Misplaced when
 //     the cluster no longer matches (Kratix: flagged, not moved), True
-//     otherwise.
+//     otherwise — except that a binding without the condition keeps none
+//     while it is True (sameVerdict).
 //  4. A cluster the cycle unschedules whose binding is active: kept with Scheduled
 //     False Evicting while held; otherwise Unscheduled with the decision (the
 //     rollout then removes it within maxUnavailable).
@@ -210,14 +211,22 @@ func scheduledCondition(spec *placementv1beta1.ResourceBindingSpec, misplaced, e
 	return metav1.ConditionTrue, placementv1beta1.ReasonScheduled, msg
 }
 
-// sameVerdict reports whether a binding's Scheduled condition already says
-// status, reason and message. The scheduler writes the condition only when its
-// verdict changes, so the condition's observedGeneration is the binding's
-// generation when the scheduler last changed it; a newer generation it did
-// not change it for (the rollout binding the binding to another snapshot)
-// leaves it as it is.
+// sameVerdict reports whether a binding already says status, reason and
+// message: its Scheduled condition says them, or it has none and the verdict
+// is the plain one (True, Scheduled). The scheduler writes the condition only
+// when its verdict changes, so
+//   - a binding it has just created carries no condition: being there says the
+//     cluster was picked, and spec.clusterDecision says why (the placement's
+//     per-cluster Scheduled is read from it), which spares a status write for
+//     every cluster picked;
+//   - the condition's observedGeneration is the binding's generation when the
+//     scheduler last changed it; a newer generation it did not change it for
+//     (the rollout binding the binding to another snapshot) leaves it as it is.
 func sameVerdict(was *metav1.Condition, status metav1.ConditionStatus, reason, msg string) bool {
-	return was != nil && was.Status == status && was.Reason == reason && was.Message == msg
+	if was == nil {
+		return status == metav1.ConditionTrue && reason == placementv1beta1.ReasonScheduled
+	}
+	return was.Status == status && was.Reason == reason && was.Message == msg
 }
 
 // misplacedTransition says which Event a Scheduled condition write announces:

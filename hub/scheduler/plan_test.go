@@ -255,7 +255,9 @@ func TestSameVerdict(t *testing.T) {
 		want    bool
 	}{
 		{"the same verdict at a newer generation is not written again", was, metav1.ConditionTrue, placementv1beta1.ReasonScheduled, "picked", true},
-		{"a binding without the condition gets it", nil, metav1.ConditionTrue, placementv1beta1.ReasonScheduled, "picked", false},
+		{"a new binding, picked, needs no condition", nil, metav1.ConditionTrue, placementv1beta1.ReasonScheduled, "picked", true},
+		{"a new binding already misplaced gets the condition", nil, metav1.ConditionFalse, placementv1beta1.ReasonMisplaced, "labels", false},
+		{"a new binding being evicted gets the condition", nil, metav1.ConditionFalse, placementv1beta1.ReasonEvicting, "tainted", false},
 		{"another status is written", was, metav1.ConditionFalse, placementv1beta1.ReasonScheduled, "picked", false},
 		{"another reason is written", was, metav1.ConditionTrue, placementv1beta1.ReasonMisplaced, "picked", false},
 		{"another message (new scores) is written", was, metav1.ConditionTrue, placementv1beta1.ReasonScheduled, "picked again", false},

@@ -76,6 +76,15 @@ type Reconciler struct {
 	// controller marks each binding's Work written, applied and available
 	// (pipeline.StageWork, StageApplied, StageAvailable). Nil: not timed.
 	Spans *pipeline.Spans
+	// ReportWait is how long a binding's status write waits, after its Work
+	// was written, for the agent's report on it, so that one write says both
+	// (holdForReport). 0 writes at once. The hub sets it from
+	// --work-report-wait.
+	ReportWait time.Duration
+
+	// holds are the bindings whose status write waits, or waited, for a
+	// report.
+	holds holds
 }
 
 // ownedConditions are the binding conditions the work generator writes.
@@ -146,25 +155,34 @@ func ownsWork(work *placementv1beta1.Work, b placementv1beta1.BindingObj) bool {
 func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (ctrl.Result, error) {
 	b, err := pipeline.GetBinding(ctx, r.Client, req.NamespacedName)
 	if err != nil {
+		if apierrors.IsNotFound(err) {
+			r.holds.forget(req.NamespacedName)
+		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	spec := b.GetBindingSpec()
 	lg := log.FromContext(ctx).WithValues("cluster", spec.TargetCluster)
 	if !b.GetDeletionTimestamp().IsZero() {
+		r.holds.forget(req.NamespacedName)
 		return ctrl.Result{}, r.reconcileRemoval(ctx, lg, b)
 	}
 	if spec.State != placementv1beta1.BindingStateBound || spec.ResourceSnapshotName == "" {
 		return ctrl.Result{}, nil
 	}
-	s := &scope{status: statusInput{binding: b}, log: lg}
+	s := &scope{status: statusInput{binding: b}, log: lg, key: req.NamespacedName}
 	if err := pipeline.RunPhases(ctx, s, nil,
 		pipeline.Phase[scope]{Name: "add the finalizer", Run: r.addFinalizer},
 		pipeline.Phase[scope]{Name: "render the resources", Run: r.renderWork},
 		pipeline.Phase[scope]{Name: "write the Work", Run: r.writeWork},
 		pipeline.Phase[scope]{Name: "load the member cluster", Run: r.loadMember},
+		pipeline.Phase[scope]{Name: "wait for the agent's report", Run: r.holdStatus},
 		pipeline.Phase[scope]{Name: "write the binding status", Run: r.writeStatus},
 	); err != nil {
 		return ctrl.Result{}, err
+	}
+	if s.hold.wait > 0 {
+		// The Work's status event wakes the binding sooner when the report comes.
+		return ctrl.Result{RequeueAfter: s.hold.wait}, nil
 	}
 	// Retried with backoff; the condition says why meanwhile.
 	return ctrl.Result{}, s.plan.retry
@@ -173,11 +191,17 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (ctrl
 // scope carries what the phases of one reconcile learn.
 type scope struct {
 	log logr.Logger
+	key types.NamespacedName
 	// status is what planStatus decides from: the binding, then the rendered
 	// overrides, the Work or the failure to write it, the member's connection.
 	status statusInput
 	// work is what the Work gets (set by renderWork).
 	work workSpec
+	// wrote says writeWork created the Work or changed it.
+	wrote bool
+	// hold is whether the status write waits for the agent's report (set by
+	// holdStatus).
+	hold holdDecision
 	// plan is the binding's status (set by writeStatus).
 	plan statusPlan
 }
@@ -250,9 +274,10 @@ func (r *Reconciler) writeWork(ctx context.Context, s *scope) error {
 		return nil
 	}
 	work := &placementv1beta1.Work{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}}
-	_, err = controllerutil.CreateOrPatch(ctx, client.WithFieldOwner(r.Client, pipeline.ManagerWorkGenerator), work, func() error {
+	op, err := controllerutil.CreateOrPatch(ctx, client.WithFieldOwner(r.Client, pipeline.ManagerWorkGenerator), work, func() error {
 		return fillWork(work, s.work, r.Scheme)
 	})
+	s.wrote = err == nil && op != controllerutil.OperationResultNone
 	if err == nil && work.DeletionTimestamp.IsZero() {
 		// A Work created here has the finalizer; one read lacks it only if
 		// someone took it off.
@@ -295,9 +320,24 @@ func (r *Reconciler) loadMember(ctx context.Context, s *scope) error {
 	return nil
 }
 
+// holdStatus decides whether the status write waits for the agent's report on
+// the Work (holdForReport) and records a hold that begins.
+func (r *Reconciler) holdStatus(_ context.Context, s *scope) error {
+	now := time.Now()
+	s.hold = holdForReport(s.status, reportHold{wait: r.ReportWait, wrote: s.wrote, held: r.holds.get(s.key), now: now})
+	if s.hold.start {
+		r.holds.set(s.key, heldFor{generation: s.status.binding.GetGeneration(), until: now.Add(s.hold.wait)})
+	}
+	return nil
+}
+
 // writeStatus writes the binding's status as planStatus decides, and announces
-// content that newly stops resources from reaching the cluster.
+// content that newly stops resources from reaching the cluster; not while the
+// write waits for the agent's report.
 func (r *Reconciler) writeStatus(ctx context.Context, s *scope) error {
+	if s.hold.wait > 0 {
+		return nil
+	}
 	b := s.status.binding
 	s.plan = planStatus(s.status)
 	if s.plan.warning != "" && r.Recorder != nil {
