@@ -31,6 +31,7 @@ import (
 	"k8s.io/client-go/util/retry"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	clusterv1beta1 "github.com/flotilla-io/flotilla/apis/cluster/v1beta1"
 	placementv1beta1 "github.com/flotilla-io/flotilla/apis/placement/v1beta1"
@@ -105,6 +106,7 @@ func TestEachBindingStatusIsWrittenOnlyWhenItChanges(t *testing.T) {
 		}
 	}()
 	startHubWith(t, func(o *Options) { o.WorkReportWait = time.Minute })
+	heldBefore := reportHolds(t)
 
 	testenv.Create(t, c, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "writes"}})
 	crp := &placementv1beta1.ClusterResourcePlacement{
@@ -171,6 +173,9 @@ func TestEachBindingStatusIsWrittenOnlyWhenItChanges(t *testing.T) {
 	testenv.Eventually(t, 10*time.Second, check)
 	// And nothing writes it again once the placement is Available.
 	testenv.Consistently(t, 2*time.Second, check)
+	if got := reportHolds(t)[holdReported] - heldBefore[holdReported]; got != float64(len(members)) {
+		t.Errorf("flotilla_workgen_report_holds_total{outcome=%q} rose by %g, want %d", holdReported, got, len(members))
+	}
 
 	// The placement says per cluster that it was scheduled, and why: the
 	// binding's cluster decision.
@@ -275,6 +280,7 @@ func TestAStatusWaitsForTheAgentsReportOnlyAsLongAsAsked(t *testing.T) {
 		}
 	}()
 	startHubWith(t, func(o *Options) { o.WorkReportWait = wait })
+	heldBefore := reportHolds(t)
 
 	testenv.Create(t, c, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "hold"}})
 	testenv.Create(t, c, &placementv1beta1.ClusterResourcePlacement{
@@ -302,4 +308,36 @@ func TestAStatusWaitsForTheAgentsReportOnlyAsLongAsAsked(t *testing.T) {
 	if c := conditions.Get(synced.Status.Conditions, placementv1beta1.ConditionApplied); c == nil || c.Status != metav1.ConditionUnknown {
 		t.Errorf("Applied without the agent's report: %+v, want Unknown", c)
 	}
+	if got := reportHolds(t)[holdExpired] - heldBefore[holdExpired]; got != 1 {
+		t.Errorf("flotilla_workgen_report_holds_total{outcome=%q} rose by %g, want 1", holdExpired, got)
+	}
+}
+
+// The outcomes of flotilla_workgen_report_holds_total.
+const (
+	holdReported = "reported"
+	holdExpired  = "expired"
+)
+
+// reportHolds reads flotilla_workgen_report_holds_total by outcome.
+func reportHolds(t *testing.T) map[string]float64 {
+	t.Helper()
+	families, err := metrics.Registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]float64{}
+	for _, f := range families {
+		if f.GetName() != "flotilla_workgen_report_holds_total" {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "outcome" {
+					out[l.GetValue()] = m.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	return out
 }

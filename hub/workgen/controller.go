@@ -324,9 +324,16 @@ func (r *Reconciler) loadMember(ctx context.Context, s *scope) error {
 // the Work (holdForReport) and records a hold that begins.
 func (r *Reconciler) holdStatus(_ context.Context, s *scope) error {
 	now := time.Now()
-	s.hold = holdForReport(s.status, reportHold{wait: r.ReportWait, wrote: s.wrote, held: r.holds.get(s.key), now: now})
-	if s.hold.start {
+	h := reportHold{wait: r.ReportWait, wrote: s.wrote, held: r.holds.get(s.key), now: now}
+	s.hold = holdForReport(s.status, h)
+	switch outcome := holdEnds(s.status, h, s.hold); {
+	case s.hold.start:
 		r.holds.set(s.key, heldFor{generation: s.status.binding.GetGeneration(), until: now.Add(s.hold.wait)})
+	case outcome != "":
+		reportHolds.WithLabelValues(outcome).Inc()
+		ended := *h.held
+		ended.ended = true
+		r.holds.set(s.key, ended)
 	}
 	return nil
 }

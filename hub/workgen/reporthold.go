@@ -20,6 +20,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -34,6 +37,13 @@ import (
 // report comes, for a bounded time, makes them one. The binding's status says
 // nothing new meanwhile (its conditions keep the generation they were written
 // for, which the placement reports as not reported yet), never something false.
+
+var reportHolds = prometheus.NewCounterVec(prometheus.CounterOpts{
+	Name: "flotilla_workgen_report_holds_total",
+	Help: "Binding status writes the work generator held for the agent's report on a Work it wrote, by how the hold ended: reported (one write said both), expired (--work-report-wait passed first) or cut (the Work or the agent's connection failed meanwhile).",
+}, []string{"outcome"})
+
+func init() { metrics.Registry.MustRegister(reportHolds) }
 
 // reportHold is what holdForReport decides from, beside the status input.
 type reportHold struct {
@@ -52,6 +62,8 @@ type reportHold struct {
 type heldFor struct {
 	generation int64
 	until      time.Time
+	// ended says the status was written after the hold.
+	ended bool
 }
 
 // holdDecision is holdForReport's answer: write the status now (wait 0), or
@@ -72,8 +84,9 @@ type holdDecision struct {
 //     binding's generation began before: the write waits up to wait.
 //   - A hold of the binding's generation that began before lasts until its
 //     end, through the reconciles the Work's own write events bring, and then
-//     the status is written, reported or not. So a binding's generation is held
-//     once, for at most wait, whatever writes the Work again.
+//     the status is written, reported or not; once written, it holds no more.
+//     So a binding's generation is held once, for at most wait, whatever
+//     writes the Work again.
 func holdForReport(in statusInput, h reportHold) holdDecision {
 	if h.wait <= 0 || in.err != nil || in.work == nil || reported(in.work) ||
 		in.connected == nil || in.connected.Status != metav1.ConditionTrue {
@@ -82,7 +95,7 @@ func holdForReport(in statusInput, h reportHold) holdDecision {
 	gen := in.binding.GetGeneration()
 	switch {
 	case h.held != nil && h.held.generation == gen:
-		if left := h.held.until.Sub(h.now); left > 0 {
+		if left := h.held.until.Sub(h.now); left > 0 && !h.held.ended {
 			return holdDecision{wait: left}
 		}
 		return holdDecision{}
@@ -90,6 +103,35 @@ func holdForReport(in statusInput, h reportHold) holdDecision {
 		return holdDecision{wait: h.wait, start: true}
 	}
 	return holdDecision{}
+}
+
+// Outcomes of a hold (flotilla_workgen_report_holds_total{outcome}).
+const (
+	// holdReported: the agent's report came within the wait; one write said
+	// both.
+	holdReported = "reported"
+	// holdExpired: the wait ended without the report; the status was written
+	// without it, and the report costs a write of its own.
+	holdExpired = "expired"
+	// holdCut: something else ended the wait (the Work could not be written
+	// any more, or the agent went away).
+	holdCut = "cut"
+)
+
+// holdEnds returns the outcome of the binding's hold when the status write
+// that d allows ends it, "" when there is no hold to end: one of this
+// generation, not ended yet, and d writes now.
+func holdEnds(in statusInput, h reportHold, d holdDecision) string {
+	if d.wait > 0 || h.held == nil || h.held.ended || h.held.generation != in.binding.GetGeneration() {
+		return ""
+	}
+	switch {
+	case in.work != nil && in.err == nil && reported(in.work):
+		return holdReported
+	case !h.now.Before(h.held.until):
+		return holdExpired
+	}
+	return holdCut
 }
 
 // reported says whether a Work's agent has reported on its current generation

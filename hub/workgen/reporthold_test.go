@@ -68,6 +68,8 @@ func TestHoldForReport(t *testing.T) {
 			reportHold{wait: wait, held: &heldFor{generation: 2, until: now.Add(300 * time.Millisecond)}, now: now}, holdDecision{wait: 300 * time.Millisecond}},
 		{"a hold of this generation that ended writes, reported or not", in,
 			reportHold{wait: wait, wrote: true, held: &heldFor{generation: 2, until: now.Add(-time.Millisecond)}, now: now}, holdDecision{}},
+		{"a hold of this generation that was written holds no more", in,
+			reportHold{wait: wait, wrote: true, held: &heldFor{generation: 2, until: now.Add(time.Hour), ended: true}, now: now}, holdDecision{}},
 		{"a hold of an older generation does not stop a new one", in,
 			reportHold{wait: wait, wrote: true, held: &heldFor{generation: 1, until: now.Add(-time.Hour)}, now: now}, holdDecision{wait: wait, start: true}},
 		{"a hold of an older generation is no reason to wait", in,
@@ -76,6 +78,37 @@ func TestHoldForReport(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := holdForReport(tc.in, tc.h); got != tc.want {
 				t.Errorf("holdForReport = %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestHoldEnds(t *testing.T) {
+	now := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
+	b := boundBinding() // generation 2
+	reportedWork := &placementv1beta1.Work{ObjectMeta: metav1.ObjectMeta{Generation: 3}, Status: placementv1beta1.WorkStatus{Conditions: []metav1.Condition{
+		{Type: placementv1beta1.ConditionApplied, Status: metav1.ConditionTrue, ObservedGeneration: 3}}}}
+	silentWork := &placementv1beta1.Work{ObjectMeta: metav1.ObjectMeta{Generation: 3}}
+	running := &heldFor{generation: 2, until: now.Add(time.Second)}
+	over := &heldFor{generation: 2, until: now}
+	for _, tc := range []struct {
+		name string
+		in   statusInput
+		held *heldFor
+		d    holdDecision
+		want string
+	}{
+		{"the report came within the wait", statusInput{binding: b, work: reportedWork}, running, holdDecision{}, holdReported},
+		{"the wait ended first", statusInput{binding: b, work: silentWork}, over, holdDecision{}, holdExpired},
+		{"the Work failed meanwhile", statusInput{binding: b, err: errors.New("boom")}, running, holdDecision{}, holdCut},
+		{"still waiting ends nothing", statusInput{binding: b, work: silentWork}, running, holdDecision{wait: time.Second}, ""},
+		{"no hold, nothing to end", statusInput{binding: b, work: reportedWork}, nil, holdDecision{}, ""},
+		{"a hold ended once is not counted again", statusInput{binding: b, work: reportedWork}, &heldFor{generation: 2, until: now, ended: true}, holdDecision{}, ""},
+		{"a hold of an older generation is not this write's", statusInput{binding: b, work: reportedWork}, &heldFor{generation: 1, until: now}, holdDecision{}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := holdEnds(tc.in, reportHold{held: tc.held, now: now}, tc.d); got != tc.want {
+				t.Errorf("holdEnds = %q, want %q", got, tc.want)
 			}
 		})
 	}
