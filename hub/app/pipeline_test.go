@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	dto "github.com/prometheus/client_model/go"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -449,19 +450,32 @@ func TestLeavingMemberIsRemovedInOrder(t *testing.T) {
 // was observed in this process.
 func stageCounts(t *testing.T) map[pipeline.Stage]uint64 {
 	t.Helper()
+	out := map[pipeline.Stage]uint64{}
+	for stage, n := range metricByLabel(t, "flotilla_placement_stage_seconds", "stage", func(m *dto.Metric) float64 {
+		return float64(m.GetHistogram().GetSampleCount())
+	}) {
+		out[pipeline.Stage(stage)] = uint64(n)
+	}
+	return out
+}
+
+// metricByLabel reads the metric family name from the hub's registry: value
+// of each of its metrics, by the metric's label.
+func metricByLabel(t *testing.T, name, label string, value func(*dto.Metric) float64) map[string]float64 {
+	t.Helper()
 	families, err := metrics.Registry.Gather()
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := map[pipeline.Stage]uint64{}
+	out := map[string]float64{}
 	for _, f := range families {
-		if f.GetName() != "flotilla_placement_stage_seconds" {
+		if f.GetName() != name {
 			continue
 		}
 		for _, m := range f.GetMetric() {
 			for _, l := range m.GetLabel() {
-				if l.GetName() == "stage" {
-					out[pipeline.Stage(l.GetValue())] = m.GetHistogram().GetSampleCount()
+				if l.GetName() == label {
+					out[l.GetValue()] = value(m)
 				}
 			}
 		}
